@@ -1,0 +1,5 @@
+"""``python -m tacmap`` is the ``tacmap`` command."""
+
+from tacmap.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""``tacmap bench``: the DESIGN §7 figures, each with its budget.
+
+Speed is measured here, never in timed unit tests. Every figure is the time of
+one operation, repeated; p50 and p95 are printed in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tacmap.engine import storage
+from tacmap.engine.commands import FreeMove
+from tacmap.engine.movement import DragPlanner
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import Manifest, Registry, Ruleset
+from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure against its budget."""
+
+    name: str
+    """What was timed."""
+    p50: float
+    """Median, milliseconds."""
+    p95: float
+    """95th percentile, milliseconds."""
+    budget: float
+    """Budget in milliseconds, for the statistic named by ``on``."""
+    on: str = "p95"
+    """Which statistic the budget applies to: "p95" or "max"."""
+    worst: float = 0.0
+    """Slowest run, milliseconds."""
+
+    @property
+    def ok(self) -> bool:
+        """Within budget."""
+        value = self.p95 if self.on == "p95" else self.worst
+        return value <= self.budget
+
+
+def _time(fn: Callable[[], object], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _figure(name: str, samples: list[float], budget: float, on: str = "p95") -> Figure:
+    samples = sorted(samples)
+    p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
+    return Figure(name, statistics.median(samples), p95, budget, on, samples[-1])
+
+
+def big_encounter(ruleset_id: str, tokens: int = 2000, walls: int = 500,
+                  size: int = 200, seed: int = 1) -> Encounter:
+    """A crowded map: ``tokens`` 1×1 tokens on two sides and ``walls`` short walls."""
+    rnd = random.Random(seed)  # a local generator: the module-level one is never used
+    state = Encounter(ruleset=ruleset_id, map=MapSpec(size, size), seed=seed)
+    wall_list = []
+    for _ in range(walls):
+        x, y = rnd.randrange(size - 6), rnd.randrange(size - 6)
+        if rnd.random() < 0.5:
+            wall_list.append(Wall(((x, y), (x + rnd.randint(2, 6), y))))
+        else:
+            wall_list.append(Wall(((x, y), (x, y + rnd.randint(2, 6)))))
+    state.map.walls = tuple(wall_list)
+    taken: set[tuple[int, int]] = set()
+    while len(state.tokens) < tokens:
+        x, y = rnd.randrange(size), rnd.randrange(size)
+        if (x, y) in taken:
+            continue
+        taken.add((x, y))
+        i = len(state.tokens)
+        state.tokens[f"t{i}"] = Token(f"t{i}", f"Token {i}", "red" if i % 2 else "blue", x, y)
+    return state
+
+
+def _bench_ruleset(registry: Registry) -> Ruleset:
+    for rid in ("action_pool", *registry.ids()):
+        if rid in registry.manifests:
+            return registry.get(rid)
+    return Ruleset(Manifest("bench", "Bench", "0", Path("."), True, "rectilinear"))
+
+
+def run(registry: Registry, quick: bool = False) -> list[Figure]:
+    """Measure every engine figure."""
+    figures = []
+    ruleset = _bench_ruleset(registry)
+    reps = 40 if quick else 400
+
+    # Live preview per mouse move: route + cost + reach left + threats.
+    state = big_encounter(ruleset.id)
+    state.diagonal = ruleset.manifest.diagonal
+    mover = next(iter(state.tokens.values()))
+    planner = DragPlanner(state, mover, lambda t: ruleset.reach(state, t),
+                          ruleset.max_reach(state))
+    rnd = random.Random(7)
+    cells = [(min(199, max(0, mover.x + rnd.randint(-10, 10))),
+              min(199, max(0, mover.y + rnd.randint(-10, 10)))) for _ in range(reps)]
+    it = iter(cells)
+    figures.append(_figure("preview per mouse move (2,000 tokens, 500 walls)",
+                           _time(lambda: planner.plan(next(it)), reps), 2.0))
+
+    # Undo and redo at the end of a 10,000-event log.
+    state = big_encounter(ruleset.id, walls=0)
+    referee = Referee(state, ruleset)
+    ids = list(state.tokens)
+    for i in range(10_000):
+        t = state.tokens[ids[i % len(ids)]]
+        referee.execute(FreeMove(t.id, ((t.x + 1) % 200, t.y)))
+
+    def undo_redo() -> None:
+        referee.undo()
+        referee.redo()
+
+    figures.append(_figure("undo + redo at the end of a 10,000-event log",
+                           _time(undo_redo, reps), 50.0, "max"))
+
+    # Save and load of 2,000 tokens and 10,000 events.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.tacmap"
+        n = 5 if quick else 20
+        figures.append(_figure("save 2,000 tokens + 10,000 events",
+                               _time(lambda: storage.save(path, referee.state, referee.log), n),
+                               200.0, "max"))
+        registry.manifests.setdefault(ruleset.id, ruleset.manifest)
+        registry._loaded.setdefault(ruleset.id, ruleset)
+        figures.append(_figure("load 2,000 tokens + 10,000 events",
+                               _time(lambda: storage.load(path, registry), n), 200.0, "max"))
+    figures.extend(_ruleset_figures(ruleset, reps))
+    return figures
+
+
+def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
+    bench = getattr(ruleset, "bench", None)
+    if bench is None:
+        return []
+    out = []
+    for name, fn, budget in bench():
+        out.append(_figure(name, _time(fn, reps), budget))
+    return out
+
+
+def main(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
+    """Print the figures; exit 0 (a figure over budget is reported, not an error)."""
+    figures = run(registry, quick)
+    if as_json:
+        print(json.dumps([{"name": f.name, "p50_ms": round(f.p50, 3), "p95_ms": round(f.p95, 3),
+                           "max_ms": round(f.worst, 3), "budget_ms": f.budget,
+                           "budget_on": f.on, "ok": f.ok} for f in figures], indent=2))
+    else:
+        for f in figures:
+            mark = "ok" if f.ok else "OVER BUDGET"
+            print(f"{f.name:55s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms  max {f.worst:8.3f} ms"
+                  f"  budget {f.on} ≤ {f.budget:g} ms  {mark}")
+    return 0

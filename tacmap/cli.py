@@ -1,0 +1,224 @@
+"""The ``tacmap`` command line (DESIGN §6). Exit 0 done, 2 bad input, 1 a bug."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from tacmap import __version__
+from tacmap.engine import codec, grid, storage
+from tacmap.engine.commands import Command
+from tacmap.engine.dice import DiceSource, FixedDice
+from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
+from tacmap.engine.state import DIAGONAL_RULES, MapSpec
+
+
+class UsageError(InputError):
+    """Bad arguments: printed with the usage line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with one sub-command per DESIGN §6 row."""
+    p = _Parser(prog="tacmap", description="Offline tactical battle map with a rule engine.",
+                epilog=f"Extra ruleset folders: --rulesets-dir DIR or "
+                       f"{ENV_VAR}=DIR{os.pathsep}DIR. Note: {TRUST_WARNING}.")
+    p.add_argument("--version", action="version", version=f"tacmap {__version__}")
+    p.add_argument("--rulesets-dir", action="append", default=[], metavar="DIR",
+                   help="also load rulesets from DIR (repeatable); a ruleset is code")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    sub.add_parser("rulesets", help="list the rulesets: id, name, version")
+
+    new = sub.add_parser("new", help="write an empty encounter")
+    new.add_argument("--ruleset", required=True, metavar="ID")
+    new.add_argument("file", metavar="FILE")
+    new.add_argument("--name", default="", help="title of the encounter")
+    new.add_argument("--size", default="30x20", help="map size in cells, WxH (default 30x20)")
+    new.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
+    new.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
+    check = sub.add_parser("check", help="validate an encounter file")
+    check.add_argument("file", metavar="FILE")
+
+    measure = sub.add_parser("measure", help="path length in metres under a ruleset's grid")
+    measure.add_argument("--ruleset", required=True, metavar="ID")
+    measure.add_argument("--diagonal", choices=DIAGONAL_RULES, default=None,
+                         help="use this diagonal rule instead of the ruleset's")
+    measure.add_argument("points", nargs="+", metavar="X,Y")
+
+    play = sub.add_parser("play", help="run a script of commands through the referee")
+    play.add_argument("file", metavar="FILE")
+    play.add_argument("--script", required=True, metavar="S.jsonl",
+                      help="one JSON command a line ('-' reads standard input)")
+    play.add_argument("--seed", type=int, default=None, help="use this dice seed")
+    play.add_argument("--dice", default=None, metavar="4,6,1",
+                      help="use these faces, in order, instead of the dice stream")
+    play.add_argument("--out", default=None, metavar="OUT", help="save the result to OUT")
+    play.add_argument("--json", action="store_true", help="print events as JSON lines")
+
+    bench = sub.add_parser("bench", help="run the performance benchmarks")
+    bench.add_argument("--json", action="store_true", help="print JSON")
+    bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return _run(parser, args)
+    except UsageError as err:
+        print(parser.format_usage().rstrip(), file=sys.stderr)
+        print(f"tacmap: {err}", file=sys.stderr)
+        return 2
+    except (InputError, RuleError) as err:
+        print(f"tacmap: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as err:  # a bug: say so in one line, details only on request
+        if os.environ.get("TACMAP_DEBUG"):
+            traceback.print_exc()
+        print(f"tacmap: internal error ({type(err).__name__}: {err}); "
+              "set TACMAP_DEBUG=1 for details", file=sys.stderr)
+        return 1
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command is None:
+        parser.print_help()
+        return 0
+    registry = Registry(args.rulesets_dir)
+    if args.command == "rulesets":
+        for rid in registry.ids():
+            m = registry.manifests[rid]
+            where = "" if m.builtin else f"  (from {m.folder})"
+            print(f"{m.id}\t{m.name}\t{m.version}{where}")
+        return 0
+    if args.command == "new":
+        return _new(registry, args)
+    if args.command == "check":
+        loaded = storage.load(args.file, registry)
+        s = loaded.state
+        print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {s.map.width}×"
+              f"{s.map.height} m, {len(s.tokens)} tokens, {len(s.map.walls)} walls, "
+              f"{len(loaded.log)} log entries")
+        return 0
+    if args.command == "measure":
+        ruleset = registry.get(args.ruleset)
+        rule = args.diagonal or ruleset.manifest.diagonal
+        points = [grid.parse_cell(p) for p in args.points]
+        if len(points) < 2:
+            raise UsageError("measure needs at least two points")
+        print(f"{grid.path_length(rule, points):g} m")
+        return 0
+    if args.command == "play":
+        return _play(registry, args)
+    if args.command == "bench":
+        from tacmap import bench
+
+        return bench.main(registry, as_json=args.json, quick=args.quick)
+    raise UsageError(f"unknown command {args.command!r}")
+
+
+def _new(registry: Registry, args: argparse.Namespace) -> int:
+    ruleset = registry.get(args.ruleset)
+    path = Path(args.file)
+    if path.exists() and not args.force:
+        raise InputError(f"{path} already exists; pick another name or add --force")
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size {args.size!r} should look like 30x20") from None
+    try:
+        spec = MapSpec(width=w, height=h)
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    state = ruleset.new_encounter(args.name or path.stem, seed)
+    state.map = spec
+    try:
+        storage.save(path, state, [])
+    except OSError as err:
+        raise InputError(f"{path}: cannot write ({err.strerror})") from None
+    print(f"{path}: new {ruleset.manifest.name} encounter, {w}×{h} m")
+    return 0
+
+
+def read_script(path: str) -> list[tuple[int, Command]]:
+    """Commands from a JSON-lines script; blank lines and ``#`` comments are skipped."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: cannot read the script ({err})") from None
+    commands = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            data = storage.parse_json(line)
+            commands.append((n, codec.decode(data, Command)))
+        except InputError as err:
+            raise InputError(f"{path} line {n}: {err}") from None
+    return commands
+
+
+def describe(cmd: Command) -> str:
+    """A command as a short readable line: ``attack actor=ana target=brak``."""
+    data = codec.encode(cmd)
+    kind = data.pop("type")
+    parts = [f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+             for k, v in data.items() if v not in ("", [], None)]
+    return " ".join([kind, *parts])
+
+
+def _play(registry: Registry, args: argparse.Namespace) -> int:
+    loaded = storage.load(args.file, registry)
+    state = loaded.state
+    if args.seed is not None:
+        state.seed = args.seed
+    commands = read_script(args.script)
+    dice: DiceSource | None = None
+    if args.dice is not None:
+        try:
+            dice = FixedDice(int(v) for v in args.dice.replace(" ", "").split(",") if v)
+        except ValueError:
+            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1") from None
+    referee = Referee(state, registry.get(state.ruleset), loaded.log)
+    for n, cmd in commands:
+        try:
+            events = referee.execute(cmd, dice)
+        except RuleError as err:
+            sys.stdout.flush()
+            raise InputError(f"{args.script} line {n}: {describe(cmd)}: {err} "
+                             "(stopped here; nothing was saved)") from None
+        if args.json:
+            for ev in events:
+                print(json.dumps(codec.encode(ev), ensure_ascii=False))
+        else:
+            print(f"» {describe(cmd)}")
+            for ev in events:
+                print(f"  {ev.text(referee.state)}")
+    if args.out:
+        try:
+            storage.save(args.out, referee.state, referee.log, loaded.images)
+        except OSError as err:
+            raise InputError(f"{args.out}: cannot write ({err.strerror})") from None
+    return 0

@@ -1,0 +1,1 @@
+"""The rule engine: pure Python, no Qt. Everything the window does goes through here."""

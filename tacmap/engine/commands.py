@@ -1,0 +1,148 @@
+"""What the user asks for, in the imperative. A command changes nothing by itself.
+
+Commands are frozen records written as one JSON object a line in play scripts
+and in the log: ``{"type": "move", "actor": "ana", "path": [[3, 4]]}``.
+Rulesets add their own with ``@record`` (``Prepare``, ``Declare`` …).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tacmap.engine.codec import Json, record
+from tacmap.engine.state import Cell, Token
+
+
+class Command:
+    """Base of all commands."""
+
+    #: True for GM overrides, which the referee applies without asking the rules.
+    override = False
+
+
+@record("move")
+@dataclass(frozen=True)
+class Move(Command):
+    """Move a token through waypoints under the encounter's movement rules."""
+
+    actor: str
+    """Token that moves."""
+    path: tuple[Cell, ...]
+    """Waypoints after the start cell; the last one is the destination."""
+
+
+@record("attack")
+@dataclass(frozen=True)
+class Attack(Command):
+    """Attack a target with the weapon in hand (or a named one)."""
+
+    actor: str
+    """Attacker."""
+    target: str
+    """Defender."""
+    weapon: str = ""
+    """Weapon key in the ruleset data; empty for the one in hand."""
+
+
+@record("act")
+@dataclass(frozen=True)
+class Act(Command):
+    """Any other action a ruleset offers (ability, skill, dodge …), by name."""
+
+    actor: str
+    """Who acts."""
+    action: str
+    """Action key from ``actions_for``."""
+    target: str = ""
+    """Target token, if the action has one."""
+    detail: str = ""
+    """Free text or an option (the condition of a prepared action)."""
+
+
+@record("start_combat")
+@dataclass(frozen=True)
+class StartCombat(Command):
+    """Begin combat: the ruleset sets up pools, rolls or takes the order."""
+
+    order: tuple[str, ...] = ()
+    """Turn order where the GM sets it; empty to use the ruleset's own."""
+
+
+@record("end_turn")
+@dataclass(frozen=True)
+class EndTurn(Command):
+    """The acting token (or side, or phase) is done."""
+
+    actor: str = ""
+    """Who ends their turn; empty for whoever is acting."""
+
+
+# GM overrides: logged and undoable like everything else, never judged by the rules.
+
+
+@record("free_move")
+@dataclass(frozen=True)
+class FreeMove(Command):
+    """GM: put a token on a cell without costing or checking movement."""
+
+    override = True
+    token: str
+    """Token id."""
+    to: Cell
+    """Destination cell (top-left of the footprint)."""
+
+
+@record("set_hp")
+@dataclass(frozen=True)
+class SetHp(Command):
+    """GM: set a token's hit points."""
+
+    override = True
+    token: str
+    """Token id."""
+    hp: int
+    """New hit points."""
+
+
+@record("set_value")
+@dataclass(frozen=True)
+class SetValue(Command):
+    """GM: set a value the ruleset tracks on a token (pool, actions left …)."""
+
+    override = True
+    token: str
+    """Token id."""
+    key: str
+    """Value name."""
+    value: Json
+    """New value; null removes it."""
+
+
+@record("reorder")
+@dataclass(frozen=True)
+class Reorder(Command):
+    """GM: change the turn order."""
+
+    override = True
+    order: tuple[str, ...]
+    """Token ids (or side names) in their new order."""
+
+
+@record("add_token")
+@dataclass(frozen=True)
+class AddToken(Command):
+    """GM: put a new token on the map."""
+
+    override = True
+    token: Token
+    """The token to add."""
+
+
+@record("remove_token")
+@dataclass(frozen=True)
+class RemoveToken(Command):
+    """GM: take a token off the map."""
+
+    override = True
+    token: str
+    """Token id."""

@@ -1,0 +1,189 @@
+"""Walls, obstacles, reach and sight, with shapely and its STRtree.
+
+A cell (x, y) is the square [x, x+1]×[y, y+1] in metres; its centre is
+(x + 0.5, y + 0.5). A step between neighbouring cells is blocked when the
+segment between their centres touches a wall or crosses an obstacle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import shapely
+from shapely import STRtree
+
+from tacmap.engine import grid
+from tacmap.engine.state import Cell, Encounter, Token, Wall
+
+
+def _shape(wall: Wall) -> shapely.Geometry:
+    if wall.closed:
+        return shapely.Polygon(wall.points)
+    return shapely.LineString(wall.points)
+
+
+class Walls:
+    """The map's walls and obstacles, indexed once; answers steps and sight."""
+
+    def __init__(self, walls: Sequence[Wall]) -> None:
+        self.walls = tuple(walls)
+        self.shapes = [_shape(w) for w in self.walls]
+        self.tree = STRtree(self.shapes)
+        self._sight = np.array([w.blocks_sight for w in self.walls], dtype=bool)
+        self._blocked_steps: set[tuple[Cell, Cell]] | None = None
+        self._blocked_cells: set[Cell] | None = None
+
+    def _rasterise(self) -> None:
+        """Find every blocked step and cell once, in bulk, so searches are set look-ups."""
+        steps: set[tuple[Cell, Cell]] = set()
+        cells: set[Cell] = set()
+        if self.shapes:
+            candidates: set[Cell] = set()
+            for shape in self.shapes:
+                x0, y0, x1, y1 = shape.bounds
+                for x in range(int(np.floor(x0)) - 1, int(np.ceil(x1)) + 1):
+                    for y in range(int(np.floor(y0)) - 1, int(np.ceil(y1)) + 1):
+                        candidates.add((x, y))
+            # Each undirected step once: E, S, SE, SW.
+            pairs = [(c, (c[0] + dx, c[1] + dy)) for c in candidates
+                     for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1))]
+            coords = np.array([[[a[0] + 0.5, a[1] + 0.5], [b[0] + 0.5, b[1] + 0.5]]
+                               for a, b in pairs])
+            lines = shapely.linestrings(coords)
+            hit_steps, _ = self.tree.query(lines, predicate="intersects")
+            for i in set(hit_steps.tolist()):
+                a, b = pairs[i]
+                steps.add((a, b))
+                steps.add((b, a))
+            centres = list(candidates)
+            points = shapely.points(np.array([[c[0] + 0.5, c[1] + 0.5] for c in centres]))
+            hit_cells, walls = self.tree.query(points, predicate="within")
+            for i, w in zip(hit_cells.tolist(), walls.tolist(), strict=True):
+                if self.walls[w].closed:
+                    cells.add(centres[i])
+        self._blocked_steps, self._blocked_cells = steps, cells
+
+    @property
+    def blocked_steps(self) -> set[tuple[Cell, Cell]]:
+        """Steps between neighbouring cells that a wall or obstacle bars."""
+        if self._blocked_steps is None:
+            self._rasterise()
+        assert self._blocked_steps is not None
+        return self._blocked_steps
+
+    @property
+    def blocked_cells(self) -> set[Cell]:
+        """Cells whose centre lies inside an obstacle."""
+        if self._blocked_cells is None:
+            self._rasterise()
+        assert self._blocked_cells is not None
+        return self._blocked_cells
+
+    def step_test(self, size: int = 1) -> grid.StepTest:
+        """``blocked(a, b)`` for a token of footprint ``size``, for distance fields."""
+        steps, cells = self.blocked_steps, self.blocked_cells
+        if size == 1:
+            return lambda a, b: (a, b) in steps or b in cells
+        offsets = [(i, j) for j in range(size) for i in range(size)]
+
+        def blocked(a: Cell, b: Cell) -> bool:
+            for i, j in offsets:
+                fa, fb = (a[0] + i, a[1] + j), (b[0] + i, b[1] + j)
+                if (fa, fb) in steps or fb in cells:
+                    return True
+            return False
+
+        return blocked
+
+    def route_blocked(self, cells: Sequence[Cell], size: int = 1) -> int | None:
+        """Index of the first step of a route that a wall bars, or None."""
+        test = self.step_test(size)
+        for i, (a, b) in enumerate(pairwise(cells)):
+            if test(a, b):
+                return i + 1
+        return None
+
+    def sight_blocked(self, a: Cell, b: Cell) -> bool:
+        """Whether a wall that blocks sight lies between the centres of two cells."""
+        if not self.shapes:
+            return False
+        seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
+        hits = self.tree.query(seg, predicate="intersects")
+        return bool(self._sight[hits].any()) if len(hits) else False
+
+
+def line_of_sight(walls: Walls, a: Token, b: Token) -> bool:
+    """True when some cell of ``a`` sees some cell of ``b`` (corner cells are enough)."""
+    corners_a = _corners(a)
+    corners_b = _corners(b)
+    return any(not walls.sight_blocked(p, q) for p in corners_a for q in corners_b)
+
+
+def _corners(t: Token) -> list[Cell]:
+    s = t.size - 1
+    return list(dict.fromkeys([(t.x, t.y), (t.x + s, t.y), (t.x, t.y + s), (t.x + s, t.y + s)]))
+
+
+@dataclass(frozen=True)
+class Threat:
+    """An enemy whose reach a token is in, and how far that reach goes."""
+
+    enemy: str
+    """Enemy token id."""
+    reach: float
+    """Its reach in metres."""
+
+
+class TokenIndex:
+    """An STRtree over token footprints, built once per drag or per executed command."""
+
+    def __init__(self, tokens: Iterable[Token]) -> None:
+        self.tokens = list(tokens)
+        boxes = [shapely.box(t.x, t.y, t.x + t.size, t.y + t.size) for t in self.tokens]
+        self.tree = STRtree(boxes)
+
+    def near(self, x0: float, y0: float, x1: float, y1: float) -> list[Token]:
+        """Tokens whose footprint meets the box [x0, x1]×[y0, y1], in token order."""
+        hits = self.tree.query(shapely.box(x0, y0, x1, y1))
+        return [self.tokens[i] for i in sorted(hits.tolist())]
+
+
+def reach_left(
+    rule: str,
+    cells: Sequence[Cell],
+    mover: Token,
+    enemies: Iterable[tuple[Token, float]],
+) -> list[tuple[str, int]]:
+    """Enemies whose reach the route leaves, in the order it leaves them.
+
+    A route "leaves" an enemy's reach when it starts inside the reach and a
+    later step is outside it; the index is that step's cell. Each enemy is
+    named once, at the first step out.
+    """
+    left: list[tuple[int, int, str]] = []
+    for order, (enemy, reach) in enumerate(enemies):
+        if enemy.id == mover.id:
+            continue
+        if grid.edge_distance(rule, cells[0], mover.size, enemy.cell, enemy.size) > reach:
+            continue
+        for i, c in enumerate(cells[1:], start=1):
+            if grid.edge_distance(rule, c, mover.size, enemy.cell, enemy.size) > reach:
+                left.append((i, order, enemy.id))
+                break
+    left.sort()
+    return [(enemy_id, step) for step, _, enemy_id in left]
+
+
+def enemies_near(
+    state: Encounter, index: TokenIndex, mover: Token, cells: Sequence[Cell], max_reach: float
+) -> list[Token]:
+    """Living enemies of ``mover`` close enough to the route to matter, via the index."""
+    x0, y0, x1, y1 = grid.bounding(cells)
+    pad = max_reach + 1
+    return [
+        t for t in index.near(x0 - pad, y0 - pad, x1 + mover.size + pad, y1 + mover.size + pad)
+        if t.side != mover.side and t.alive and t.id != mover.id
+    ]

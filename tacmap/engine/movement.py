@@ -1,0 +1,166 @@
+"""Planning a move: route, cost, walls, and whose reach it leaves.
+
+Used the same way by ``referee.preview`` (one call) and by the map while a
+token is dragged (``DragPlanner``: walls, a distance field and a token index
+built once when the drag starts; each mouse move is then a few look-ups).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from tacmap.engine import grid
+from tacmap.engine.geometry import TokenIndex, Walls, enemies_near, reach_left
+from tacmap.engine.state import Cell, Encounter, Token
+
+#: ``reach_of(token)`` gives a token's melee reach in metres (the ruleset decides).
+ReachOf = Callable[[Token], float]
+
+
+@dataclass(frozen=True)
+class MovePlan:
+    """A move worked out without changing anything."""
+
+    cells: tuple[Cell, ...]
+    """Cells walked, start first."""
+    cost: float
+    """Metres under the encounter's diagonal rule."""
+    blocked: str = ""
+    """Why the move cannot be made at all (a wall, off the map), else empty."""
+    leaves: tuple[tuple[str, int], ...] = ()
+    """(enemy id, step) for each enemy reach the move leaves, in order."""
+    threats: tuple[str, ...] = ()
+    """Enemies whose reach the destination is in."""
+
+
+class Space:
+    """The state's walls and token index, rebuilt only when they change."""
+
+    def __init__(self) -> None:
+        self._walls: Walls | None = None
+        self._walls_key: object = None
+        self._index: TokenIndex | None = None
+        self._index_key: tuple[Encounter, object] | None = None
+
+    def walls(self, state: Encounter) -> Walls:
+        """Indexed walls for ``state`` (cached on the walls tuple)."""
+        key = state.map.walls
+        if self._walls is None or self._walls_key is not key:
+            self._walls, self._walls_key = Walls(key), key
+        return self._walls
+
+    def index(self, state: Encounter, version: object) -> TokenIndex:
+        """Token index for ``state`` at ``version`` (the referee's change counter).
+
+        With no version (a ruleset judging mid-command) the index is built afresh:
+        tokens may have moved since any cached one.
+        """
+        if version is None:
+            return TokenIndex(state.tokens.values())
+        key = (state, version)
+        if self._index is None or self._index_key is None or self._index_key[0] is not state \
+                or self._index_key[1] != version:
+            self._index, self._index_key = TokenIndex(state.tokens.values()), key
+        return self._index
+
+
+def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
+    return cell[0] >= 0 and cell[1] >= 0 and cell[0] + size <= state.map.width \
+        and cell[1] + size <= state.map.height
+
+
+def plan_route(
+    state: Encounter, walls: Walls, token: Token, waypoints: Sequence[Cell],
+    fields: dict[Cell, grid.DistanceField] | None = None,
+) -> tuple[list[Cell], float, str]:
+    """Cells and cost through ``waypoints`` (not including the start), or why not.
+
+    Each leg goes straight when no wall is in the way (the cheapest route under
+    every rule) and otherwise takes the cheapest way round, found by a
+    distance field (cached in ``fields`` by leg start when given).
+    """
+    rule = state.diagonal
+    cells: list[Cell] = [token.cell]
+    cost = 0.0
+    diagonals = 0
+    for target in waypoints:
+        if not _in_bounds(state, target, token.size):
+            return cells, cost, f"({target[0]},{target[1]}) is off the map"
+        if any(c in walls.blocked_cells for c in grid.footprint(target, token.size)):
+            return cells, cost, f"({target[0]},{target[1]}) is inside an obstacle"
+        start = cells[-1]
+        leg = grid.line(rule, start, target)
+        if walls.route_blocked(leg, token.size) is None:
+            cost += grid.segment_cost(rule, start, target, diagonals)
+        else:
+            field = fields.get(start) if fields is not None else None
+            if field is None:
+                budget = 3 * grid.segment_cost(rule, start, target) + 20
+                field = grid.distance_field(
+                    rule, start, budget, (state.map.width - token.size + 1,
+                                          state.map.height - token.size + 1),
+                    walls.step_test(token.size), diagonals)
+                if fields is not None:
+                    fields[start] = field
+            found = field.path_to(target)
+            if found is None:
+                return cells, cost, f"no way round the walls to ({target[0]},{target[1]})"
+            leg = found
+            cost += grid.cells_cost(rule, leg) if rule != "alternating" else \
+                _alternating_cost(leg, diagonals)
+        diagonals += sum(1 for a, b in pairwise(leg) if a[0] != b[0] and a[1] != b[1])
+        cells.extend(leg[1:])
+    return cells, cost, ""
+
+
+def _alternating_cost(cells: Sequence[Cell], diagonals_before: int) -> float:
+    total, k = 0.0, diagonals_before
+    for a, b in pairwise(cells):
+        total += grid.step_cost("alternating", a, b, k)
+        k += a[0] != b[0] and a[1] != b[1]
+    return total
+
+
+def plan_move(
+    state: Encounter, space: Space, version: object, token: Token,
+    waypoints: Sequence[Cell], reach_of: ReachOf, max_reach: float,
+    fields: dict[Cell, grid.DistanceField] | None = None,
+) -> MovePlan:
+    """Route, cost, reach left and threats for moving ``token`` through ``waypoints``."""
+    walls = space.walls(state)
+    cells, cost, blocked = plan_route(state, walls, token, waypoints, fields)
+    if blocked:
+        return MovePlan(tuple(cells), cost, blocked)
+    near = enemies_near(state, space.index(state, version), token, cells, max_reach)
+    rule = state.diagonal
+    leaves = reach_left(rule, cells, token, [(e, reach_of(e)) for e in near])
+    end = cells[-1]
+    threats = tuple(
+        e.id for e in near
+        if grid.edge_distance(rule, end, token.size, e.cell, e.size) <= reach_of(e)
+    )
+    return MovePlan(tuple(cells), cost, "", tuple(leaves), threats)
+
+
+class DragPlanner:
+    """Everything a drag needs, built once at mouse-down; ``plan(cell)`` per mouse move."""
+
+    def __init__(self, state: Encounter, token: Token, reach_of: ReachOf, max_reach: float,
+                 version: object = None) -> None:
+        self.state = state
+        self.token = token
+        self.reach_of = reach_of
+        self.max_reach = max_reach
+        self.space = Space()
+        self.space.walls(state).blocked_steps  # noqa: B018  (rasterise now, not mid-drag)
+        self.version = version
+        self.space.index(state, version)
+        self.fields: dict[Cell, grid.DistanceField] = {}
+        self.waypoints: list[Cell] = []
+
+    def plan(self, cell: Cell) -> MovePlan:
+        """The move to ``cell`` through any waypoints dropped so far."""
+        return plan_move(self.state, self.space, self.version, self.token,
+                         [*self.waypoints, cell], self.reach_of, self.max_reach, self.fields)

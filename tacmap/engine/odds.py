@@ -1,0 +1,103 @@
+"""Exact odds for previews, from icepool. The only module that imports icepool.
+
+Rulesets build distributions from a few cached primitives and combine them::
+
+    >>> hits = successes(5, 6, 4)                 # 5d6, a 4+ is a success
+    >>> round(hits.at_least(3), 4)
+    0.5
+    >>> dmg = hits.map(lambda m: dice(m, 6) if m else 0)
+    >>> dmg.at_least(1) == hits.at_least(1)
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+
+import icepool
+
+
+class Distribution:
+    """A finite distribution over whole numbers, exact (fractions inside)."""
+
+    __slots__ = ("_die",)
+
+    def __init__(self, die: icepool.Die[int]) -> None:
+        self._die = die
+
+    @staticmethod
+    def constant(value: int) -> Distribution:
+        """Always ``value``."""
+        return _constant(value)
+
+    def items(self) -> tuple[tuple[int, float], ...]:
+        """(outcome, probability) pairs, lowest outcome first."""
+        total = self._die.denominator()
+        return tuple((int(o), q / total) for o, q in self._die.items())
+
+    def exact(self, outcome: int) -> Fraction:
+        """Exact probability of ``outcome``."""
+        return Fraction(self._die.quantity(outcome), self._die.denominator())
+
+    def chance(self, test: Callable[[int], bool]) -> float:
+        """Probability that ``test(outcome)`` holds."""
+        total: int = self._die.denominator()
+        hits: int = sum(q for o, q in self._die.items() if test(int(o)))
+        return hits / total
+
+    def at_least(self, value: int) -> float:
+        """Probability of ``value`` or more."""
+        return self.chance(lambda o: o >= value)
+
+    def mean(self) -> float:
+        """Expected value."""
+        return float(self._die.mean())
+
+    def map(self, fn: Callable[[int], int | Distribution]) -> Distribution:
+        """Replace each outcome by a number or a distribution (a mixture)."""
+
+        def repl(o: int) -> int | icepool.Die[int]:
+            out = fn(int(o))
+            return out._die if isinstance(out, Distribution) else out
+
+        return Distribution(self._die.map(repl, star=False))
+
+    def __add__(self, other: int | Distribution) -> Distribution:
+        if isinstance(other, Distribution):
+            return Distribution(self._die + other._die)
+        return Distribution(self._die + other)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{o}: {p:.4f}" for o, p in self.items()[:8])
+        return f"Distribution({shown}{', …' if len(self.items()) > 8 else ''})"
+
+
+@lru_cache(maxsize=64)
+def _constant(value: int) -> Distribution:
+    return Distribution(icepool.Die([value]))
+
+
+@lru_cache(maxsize=1024)
+def dice(count: int, sides: int) -> Distribution:
+    """Sum of ``count`` dice of ``sides`` faces (0 dice: always 0)."""
+    if count <= 0:
+        return _constant(0)
+    return Distribution(count @ icepool.d(sides))
+
+
+@lru_cache(maxsize=1024)
+def successes(count: int, sides: int, at_least: int) -> Distribution:
+    """How many of ``count`` dice of ``sides`` faces show ``at_least`` or more."""
+    if count <= 0:
+        return _constant(0)
+    hits = max(0, min(sides, sides - at_least + 1))
+    one = icepool.Die({0: sides - hits, 1: hits})
+    return Distribution(count @ one)
+
+
+@lru_cache(maxsize=256)
+def die(sides: int) -> Distribution:
+    """One die."""
+    return Distribution(icepool.d(sides))

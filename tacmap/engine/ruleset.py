@@ -1,0 +1,294 @@
+"""The Ruleset protocol, the manifest in ruleset.toml, and the registry that finds them.
+
+A ruleset folder holds ``ruleset.toml`` (every number the rules use),
+``rules.py`` (a ``create(manifest)`` function returning a ``Ruleset``) and a
+README. Built-in rulesets ship with the app; a folder the user adds is code,
+like a plugin, and the registry says so before loading it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import tomllib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tacmap.engine.commands import Command, Move
+from tacmap.engine.dice import DiceSource, Roll
+from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.events import DiceRolled, Event
+from tacmap.engine.movement import MovePlan, Space, plan_move
+from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Token
+from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
+
+API_VERSION = 1
+ENV_VAR = "TACMAP_RULESETS"
+TRUST_WARNING = (
+    "a ruleset folder is code and runs with your permissions; load only folders you trust"
+)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What ruleset.toml says about a ruleset."""
+
+    id: str
+    """Ruleset id, the folder name (``"action_pool"``)."""
+    name: str
+    """Human name."""
+    version: str
+    """Ruleset version, saved in encounter files."""
+    folder: Path
+    """Where the ruleset lives."""
+    builtin: bool
+    """Shipped with the app (False: a folder the user added)."""
+    diagonal: str
+    """Default diagonal rule for new encounters."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """The whole parsed TOML: every number the rules use."""
+
+
+class Resolution:
+    """A command being resolved: emitted events apply at once and are undone on error."""
+
+    def __init__(self, state: Encounter, dice: DiceSource) -> None:
+        self.state = state
+        self.dice = dice
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        """Apply ``event`` to the state and record it."""
+        event.apply(self.state)
+        self.events.append(event)
+
+    def roll(self, who: str, count: int, sides: int, why: str) -> Roll:
+        """Throw dice for ``who`` and log the roll."""
+        roll = self.dice.roll(count, sides, why)
+        self.emit(DiceRolled(who, why, roll))
+        return roll
+
+    def rollback(self) -> None:
+        """Revert everything emitted so far, newest first."""
+        for event in reversed(self.events):
+            event.revert(self.state)
+        self.events.clear()
+
+
+class Ruleset:
+    """Base class of every ruleset; subclasses override what their rules need."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self.space = Space()
+
+    @property
+    def id(self) -> str:
+        """Ruleset id."""
+        return self.manifest.id
+
+    # --- setting up ---------------------------------------------------------
+
+    def new_encounter(self, name: str = "Encounter", seed: int = 0) -> Encounter:
+        """An empty encounter under this ruleset."""
+        return Encounter(ruleset=self.id, ruleset_version=self.manifest.version, name=name,
+                         diagonal=self.manifest.diagonal, seed=seed)
+
+    def check_token(self, token: Token) -> None:
+        """Raise InputError if the token's stat block does not fit the rules."""
+
+    # --- judging ------------------------------------------------------------
+
+    def resolve(self, ctx: Resolution, cmd: Command) -> None:
+        """Judge ``cmd`` and emit its events through ``ctx``, or raise RuleError."""
+        raise RuleError(f"{self.manifest.name} has no {type(cmd).__name__} action")
+
+    def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
+        """What ``cmd`` would do; the default tries it on a copy with no dice."""
+        if isinstance(cmd, Move):
+            return self.preview_move(state, cmd, version)
+        trial = Resolution(state.copy(), _NoDice())
+        try:
+            self.resolve(trial, cmd)
+        except _DiceNeeded:
+            return Preview(True)
+        except RuleError as err:
+            return Preview(False, str(err))
+        return Preview(True)
+
+    def preview_move(self, state: Encounter, cmd: Move, version: object = None) -> Preview:
+        """Route, cost, budget, reach left and threats for a move."""
+        token = state.token(cmd.actor)
+        plan = self.plan(state, token, cmd.path, version)
+        budget = self.move_budget(state, token)
+        reason = plan.blocked or self.move_refusal(state, token, plan) or ""
+        return Preview(not reason, reason, plan.cost, budget, plan.cells, plan.leaves,
+                       plan.threats)
+
+    def plan(self, state: Encounter, token: Token, waypoints: Sequence[Cell],
+             version: object = None) -> MovePlan:
+        """Work out a move of ``token`` through ``waypoints`` under this ruleset."""
+        if not waypoints:
+            raise RuleError("a move needs at least one cell to go to")
+        return plan_move(state, self.space, version, token, waypoints,
+                         lambda t: self.reach(state, t), self.max_reach(state))
+
+    def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
+        """Why this planned move is not allowed now, or None."""
+        budget = self.move_budget(state, token)
+        if budget is not None and plan.cost > budget + 1e-9:
+            return f"{token.name} can move {budget:g} m, this path is {plan.cost:g} m"
+        return None
+
+    # --- what the panels and the map ask -------------------------------------
+
+    def reach(self, state: Encounter, token: Token) -> float:
+        """Melee reach of ``token`` in metres (1 m: the cells around it)."""
+        return float(token.stats.get("reach", 1))
+
+    def max_reach(self, state: Encounter) -> float:
+        """Longest reach on the map, to bound neighbour searches."""
+        return max((self.reach(state, t) for t in state.tokens.values()), default=1.0)
+
+    def move_budget(self, state: Encounter, token: Token) -> float | None:
+        """Metres ``token`` may still move now (None: no limit the rules know of)."""
+        return None
+
+    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
+        """Actions ``actor`` can take now."""
+        return []
+
+    def turn_order(self, state: Encounter) -> TurnOrder | None:
+        """The initiative panel, or None before combat."""
+        return None
+
+    def timeline(self, state: Encounter) -> Timeline | None:
+        """The phase timeline, for rulesets that have one."""
+        return None
+
+    def dice_pools(self, state: Encounter) -> list[PoolView]:
+        """Each token's dice pool, for rulesets that have them."""
+        return []
+
+
+class _DiceNeeded(Exception):
+    """A preview reached the point where dice would be thrown: legal so far."""
+
+
+class _NoDice:
+    def roll(self, count: int, sides: int, why: str = "") -> Roll:
+        raise _DiceNeeded
+
+
+# --- registry ---------------------------------------------------------------------
+
+
+def builtin_folders() -> list[Path]:
+    """Where the built-in rulesets are: the source tree's rulesets/, or inside the install."""
+    here = Path(__file__).resolve().parent.parent  # tacmap/
+    found = []
+    source = here.parent / "rulesets"
+    if source.is_dir() and (here.parent / "pyproject.toml").is_file():
+        found.append(source)
+    installed = here / "_rulesets"
+    if installed.is_dir():
+        found.append(installed)
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        found.append(Path(frozen) / "rulesets")
+    return found[:1]
+
+
+def user_folders(extra: Iterable[str | Path] = ()) -> list[Path]:
+    """Folders the user named, by option or in TACMAP_RULESETS (os.pathsep-separated)."""
+    named = [Path(p) for p in extra]
+    env = os.environ.get(ENV_VAR, "")
+    named += [Path(p) for p in env.split(os.pathsep) if p.strip()]
+    return named
+
+
+class Registry:
+    """The rulesets this app can use, by id; rules.py is imported on first use."""
+
+    def __init__(self, extra: Iterable[str | Path] = (),
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.manifests: dict[str, Manifest] = {}
+        self._loaded: dict[str, Ruleset] = {}
+        self._warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        for root in builtin_folders():
+            self._scan(root, builtin=True)
+        for root in user_folders(extra):
+            if not root.is_dir():
+                raise InputError(f"ruleset folder {root} does not exist")
+            self._scan(root, builtin=False)
+
+    def _scan(self, root: Path, builtin: bool) -> None:
+        # A folder may be one ruleset or hold several.
+        tomls = [root / "ruleset.toml"] if (root / "ruleset.toml").is_file() \
+            else sorted(root.glob("*/ruleset.toml"))
+        for path in tomls:
+            manifest = read_manifest(path, builtin)
+            if manifest.id in self.manifests and not builtin:
+                raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
+                                 f"{self.manifests[manifest.id].folder}")
+            self.manifests.setdefault(manifest.id, manifest)
+
+    def ids(self) -> list[str]:
+        """Known ruleset ids, sorted."""
+        return sorted(self.manifests)
+
+    def get(self, ruleset_id: str) -> Ruleset:
+        """The ruleset with this id, loading its rules.py on first use."""
+        if ruleset_id in self._loaded:
+            return self._loaded[ruleset_id]
+        manifest = self.manifests.get(ruleset_id)
+        if manifest is None:
+            known = ", ".join(self.ids()) or "none"
+            raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known})")
+        if not manifest.builtin:
+            self._warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
+        ruleset = _load_rules(manifest)
+        self._loaded[ruleset_id] = ruleset
+        return ruleset
+
+
+def read_manifest(path: Path, builtin: bool = True) -> Manifest:
+    """Parse and check one ruleset.toml."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InputError(f"{path}: cannot read ruleset manifest ({err})") from None
+    for key in ("id", "name", "version", "api"):
+        if key not in data:
+            raise InputError(f"{path}: missing {key!r}")
+    if data["id"] != path.parent.name:
+        raise InputError(f"{path}: id {data['id']!r} must match its folder name")
+    if data["api"] != API_VERSION:
+        raise InputError(f"{path}: written for ruleset API {data['api']}, "
+                         f"this tacmap has API {API_VERSION}")
+    diagonal = data.get("grid", {}).get("diagonal", "rectilinear")
+    if diagonal not in DIAGONAL_RULES:
+        raise InputError(f"{path}: grid.diagonal must be one of {', '.join(DIAGONAL_RULES)}")
+    return Manifest(id=data["id"], name=str(data["name"]), version=str(data["version"]),
+                    folder=path.parent, builtin=builtin, diagonal=diagonal, data=data)
+
+
+def _load_rules(manifest: Manifest) -> Ruleset:
+    path = manifest.folder / "rules.py"
+    name = f"tacmap_ruleset_{manifest.id}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    create = getattr(module, "create", None)
+    if create is None:
+        raise InputError(f"{path}: defines no create(manifest) function")
+    ruleset = create(manifest)
+    if not isinstance(ruleset, Ruleset):
+        raise InputError(f"{path}: create() must return a tacmap Ruleset")
+    return ruleset

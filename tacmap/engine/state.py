@@ -1,0 +1,148 @@
+"""The encounter as plain data: map, walls, tokens and what the ruleset keeps.
+
+State is changed only by applying events (``tacmap.engine.events``); everything
+here is plain dataclasses so it can be compared, copied and saved.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from tacmap.engine.codec import Json, record
+
+Cell = tuple[int, int]
+
+DIAGONAL_RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
+
+
+@record("wall")
+@dataclass(frozen=True)
+class Wall:
+    """A wall or obstacle on the map, in metres from the map's top-left corner."""
+
+    points: tuple[tuple[float, float], ...]
+    """Corner points: a polyline for a wall, a closed ring for an obstacle."""
+    closed: bool = False
+    """True for an obstacle (a filled polygon), False for a wall line."""
+    blocks_sight: bool = True
+    """Whether line of sight stops here (a low fence blocks movement only)."""
+
+    def __post_init__(self) -> None:
+        if len(self.points) < (3 if self.closed else 2):
+            need = "three points" if self.closed else "two points"
+            raise ValueError(f"a {'polygon' if self.closed else 'wall'} needs at least {need}")
+
+
+@record("map")
+@dataclass
+class MapSpec:
+    """The battle map: size in cells, background, walls."""
+
+    width: int = 30
+    """Width in cells (metres)."""
+    height: int = 20
+    """Height in cells (metres)."""
+    image: str | None = None
+    """Background image path, relative to the encounter's image folder."""
+    walls: tuple[Wall, ...] = ()
+    """Walls and obstacles."""
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.width <= 10_000 and 1 <= self.height <= 10_000):
+            raise ValueError(
+                f"map size {self.width}×{self.height} must be 1 to 10,000 cells a side")
+
+
+@record("token")
+@dataclass
+class Token:
+    """One combatant on the map."""
+
+    id: str
+    """Stable id used by commands and the log (``"ana"``)."""
+    name: str
+    """Name shown on the map."""
+    side: str
+    """Side or faction; tokens on different sides are enemies."""
+    x: int
+    """Column of the top-left cell."""
+    y: int
+    """Row of the top-left cell."""
+    size: int = 1
+    """Footprint edge in cells: 1 for 1×1, 2 for 2×2."""
+    hp: int = 10
+    """Current hit points (may go negative where a ruleset allows it)."""
+    max_hp: int = 10
+    """Hit points when unhurt."""
+    stats: dict[str, Json] = field(default_factory=dict)
+    """The ruleset's stat block: numbers and names the GM sets (``{"dex": 3}``)."""
+    values: dict[str, Json] = field(default_factory=dict)
+    """What the ruleset tracks in play (dice pool, actions left, prepared reaction)."""
+    conditions: tuple[str, ...] = ()
+    """Conditions in the order gained (``"prone"``, ``"dead"``)."""
+    image: str | None = None
+    """Portrait, relative to the encounter's image folder."""
+
+    def __post_init__(self) -> None:
+        if not self.id or len(self.id) > 64:
+            raise ValueError("a token id must be 1 to 64 characters")
+        if not 1 <= self.size <= 20:
+            raise ValueError(f"token {self.id!r}: size must be 1 to 20 cells, not {self.size}")
+
+    @property
+    def cell(self) -> Cell:
+        """Top-left cell."""
+        return (self.x, self.y)
+
+    @property
+    def alive(self) -> bool:
+        """Not marked dead by the ruleset."""
+        return "dead" not in self.conditions
+
+
+@record("encounter")
+@dataclass
+class Encounter:
+    """Everything that is saved: the map, the tokens, the dice stream, the ruleset's round."""
+
+    ruleset: str
+    """Ruleset id (``"action_pool"``)."""
+    ruleset_version: str = "0"
+    """Version of the ruleset that wrote the file."""
+    name: str = "Encounter"
+    """Title shown in the window."""
+    map: MapSpec = field(default_factory=MapSpec)
+    """The battle map."""
+    diagonal: str = "rectilinear"
+    """Diagonal rule of DESIGN §4, chosen by the ruleset, changeable per encounter."""
+    tokens: dict[str, Token] = field(default_factory=dict)
+    """Tokens by id, in the order they were added."""
+    seed: int = 0
+    """Seed of the encounter's dice stream."""
+    dice_drawn: int = 0
+    """How many faces of the stream have been used."""
+    round: int = 0
+    """Combat round, 0 before combat starts."""
+    schedule: Any = None
+    """The ruleset's round structure (a record from ``tacmap.engine.schedule``)."""
+    data: dict[str, Json] = field(default_factory=dict)
+    """Encounter-wide values the ruleset tracks (tie roll-offs, effects)."""
+
+    def __post_init__(self) -> None:
+        if self.diagonal not in DIAGONAL_RULES:
+            raise ValueError(f"diagonal rule must be one of {', '.join(DIAGONAL_RULES)}")
+
+    def token(self, token_id: str) -> Token:
+        """The token with this id, or a RuleError naming it."""
+        from tacmap.engine.errors import RuleError
+
+        try:
+            return self.tokens[token_id]
+        except KeyError:
+            raise RuleError(f"there is no token {token_id!r}") from None
+
+    def copy(self) -> Encounter:
+        """A deep copy (for previews and tests)."""
+        return copy.deepcopy(self)

@@ -1,0 +1,241 @@
+"""Encounter files (DESIGN §5): versioned JSON, atomic writes with a backup, clear errors.
+
+A file never runs code: it names its ruleset by id, and only records the
+engine and that ruleset registered can be read back. Every problem becomes
+one ``InputError`` sentence that names the file and the place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from tacmap.engine import codec
+from tacmap.engine.commands import Command
+from tacmap.engine.errors import InputError
+from tacmap.engine.events import Event
+from tacmap.engine.referee import Entry
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import Encounter, Token
+
+FORMAT = "tacmap-encounter"
+VERSION = 1
+MAX_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Loaded:
+    """An encounter read from a file, with its log."""
+
+    state: Encounter
+    """The state as saved."""
+    log: list[Entry]
+    """Entries from the first command to the last."""
+    images: str
+    """Folder (relative to the file) that image paths are relative to."""
+
+
+def to_json(state: Encounter, log: list[Entry], images: str = "images") -> dict[str, Any]:
+    """The JSON document for an encounter and its log (records stay records for dumps)."""
+    body = codec.shallow(state)
+    body["tokens"] = list(state.tokens.values())
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "ruleset": {"id": state.ruleset, "version": state.ruleset_version},
+        "images": images,
+        "encounter": body,
+        "log": [{"command": e.command, "events": e.events} for e in log],
+    }
+
+
+def dumps(state: Encounter, log: list[Entry], images: str = "images") -> str:
+    """The file text (compact: large logs stay small and fast to read)."""
+    return json.dumps(to_json(state, log, images), separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False, default=codec.shallow)
+
+
+def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "images") -> None:
+    """Write atomically: temp file in the same folder, fsync, rename; keep ``FILE.bak``."""
+    path = Path(path)
+    text = dumps(state, log, images)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            # Copy first, then rename, so a crash leaves either the old backup or the new one.
+            bak_tmp = f"{tmp}.bak"
+            shutil.copy2(path, bak_tmp)
+            os.replace(bak_tmp, path.with_name(path.name + ".bak"))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def load(path: str | Path, registry: Registry) -> Loaded:
+    """Read an encounter file; any problem raises InputError naming the file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError(f"{path}: the file is {size:,} bytes, more than an encounter can be")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not an encounter file") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read the file ({err.strerror})") from None
+    try:
+        with _gc_paused():
+            return loads(raw, registry)
+    except InputError as err:
+        raise InputError(f"{path}: {err}") from None
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while tens of thousands of records are built.
+
+    Reading makes no cycles, yet each burst of allocations would trigger full
+    collections over the whole heap: a large log loaded twice as slowly.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _reject_constant(name: str) -> Any:
+    raise InputError(f"{name} is not a number an encounter may hold")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"number {text} is out of range")
+    return value
+
+
+def parse_json(raw: bytes | str) -> Any:
+    """Strict JSON: no NaN, no huge numbers, no repeated keys; errors as one sentence."""
+    if isinstance(raw, bytes):
+        if not raw.strip():
+            raise InputError("the file is empty")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 text (byte {err.start})") from None
+    else:
+        text = raw
+    if not text.strip():
+        raise InputError("the file is empty")
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+    except json.JSONDecodeError as err:
+        runs_to_end = err.msg.startswith("Unterminated string") and "\n" not in text[err.pos:]
+        if err.pos >= len(text.rstrip()) or runs_to_end:
+            raise InputError("the file ends too early: it looks truncated") from None
+        raise InputError(f"not valid JSON at line {err.lineno}, column {err.colno} "
+                         f"({err.msg})") from None
+    except RecursionError:
+        raise InputError("the JSON is nested too deeply") from None
+    except InputError:
+        raise
+    except ValueError as err:  # e.g. an integer with thousands of digits
+        raise InputError(f"a number is out of range ({err})") from None
+
+
+def loads(raw: bytes | str, registry: Registry) -> Loaded:
+    """Read an encounter from file text."""
+    doc = parse_json(raw)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise InputError("not a tacmap encounter (no \"format\": \"tacmap-encounter\")")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError("\"version\" must be a whole number from 1")
+    if version > VERSION:
+        raise InputError(f"written by a newer tacmap (file version {version}, this tacmap reads "
+                         f"up to {VERSION}); update tacmap to open it")
+    unknown = sorted(set(doc) - {"format", "version", "ruleset", "images", "encounter", "log"})
+    if unknown:
+        raise InputError(f"unknown top-level key {unknown[0]!r}")
+    rs = doc.get("ruleset")
+    if not isinstance(rs, dict) or not isinstance(rs.get("id"), str):
+        raise InputError("\"ruleset\" must be an object with an \"id\"")
+    ruleset = registry.get(rs["id"])
+    images = doc.get("images", "images")
+    if not isinstance(images, str):
+        raise InputError("\"images\" must be a folder name")
+    check_image_path(images, "images")
+    body = doc.get("encounter")
+    if not isinstance(body, dict):
+        raise InputError("\"encounter\" must be an object")
+    body = dict(body)
+    tokens = body.pop("tokens", [])
+    if not isinstance(tokens, list):
+        raise InputError("encounter.tokens must be a list")
+    by_id: dict[str, Token] = {}
+    for i, raw_token in enumerate(tokens):
+        token = codec.decode(raw_token, Token, f"encounter.tokens[{i}]")
+        if token.id in by_id:
+            raise InputError(f"encounter.tokens[{i}]: token id {token.id!r} is used twice")
+        ruleset.check_token(token)
+        if token.image is not None:
+            check_image_path(token.image, f"encounter.tokens[{i}].image")
+        by_id[token.id] = token
+    body["tokens"] = {}
+    state: Encounter = codec.decode(body, Encounter, "encounter")
+    state.tokens = by_id
+    if state.ruleset != rs["id"]:
+        raise InputError(f"encounter.ruleset {state.ruleset!r} differs from ruleset.id "
+                         f"{rs['id']!r}")
+    if state.map.image is not None:
+        check_image_path(state.map.image, "encounter.map.image")
+    log = doc.get("log", [])
+    if not isinstance(log, list):
+        raise InputError("\"log\" must be a list")
+    entries = []
+    for i, raw_entry in enumerate(log):
+        if not isinstance(raw_entry, dict) or set(raw_entry) != {"command", "events"}:
+            raise InputError(f"log[{i}] must be an object with \"command\" and \"events\"")
+        cmd = codec.decode(raw_entry["command"], Command, f"log[{i}].command")
+        evs = raw_entry["events"]
+        if not isinstance(evs, list):
+            raise InputError(f"log[{i}].events must be a list")
+        events = tuple(codec.decode(e, Event, f"log[{i}].events[{j}]") for j, e in enumerate(evs))
+        entries.append(Entry(cmd, events))
+    return Loaded(state, entries, images)
+
+
+def check_image_path(value: str, where: str) -> None:
+    """Refuse an image path that is absolute or climbs out of its folder."""
+    if value.startswith("data:"):
+        return
+    posix, win = PurePosixPath(value), PureWindowsPath(value)
+    if not value or posix.is_absolute() or win.is_absolute() or win.drive \
+            or ".." in posix.parts or ".." in win.parts:
+        raise InputError(f"{where}: image path {value!r} escapes the encounter's image folder")

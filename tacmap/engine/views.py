@@ -1,0 +1,148 @@
+"""View-models: the plain answers the generic panels draw (DESIGN §3).
+
+A ruleset fills these in; the UI never needs ruleset-specific code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tacmap.engine.state import Cell
+
+RowState = Literal["waiting", "declared", "acting", "done", "out"]
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    """One line of the turn order."""
+
+    id: str
+    """Token id (or side name for side initiative)."""
+    name: str
+    """What the panel shows."""
+    side: str
+    """Side, for colour."""
+    key: str
+    """The value that orders the row, labelled (``"RFX 5"``, ``"d10: 6"``, ``"#2"``)."""
+    state: RowState
+    """waiting / declared / acting / done / out (dead or removed)."""
+    detail: str = ""
+    """Extra text: the declared action, actions left."""
+
+
+@dataclass(frozen=True)
+class TurnOrder:
+    """The initiative panel."""
+
+    title: str
+    """Heading, e.g. ``"Round 2 — action phase"``."""
+    rows: tuple[OrderRow, ...]
+    """Rows top to bottom in the order things happen now."""
+
+
+@dataclass(frozen=True)
+class TimelineItem:
+    """An action placed on the phase timeline."""
+
+    actor: str
+    """Token id."""
+    label: str
+    """What the action is."""
+    start: int
+    """Index of the first phase."""
+    end: int
+    """Index of the last phase (inclusive); > start for actions that span phases."""
+    carried: bool = False
+    """True when it carried over from the previous round."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The phase timeline panel."""
+
+    phases: tuple[str, ...]
+    """Phase labels in order."""
+    current: int | None
+    """Index of the phase under way, None before combat."""
+    items: tuple[TimelineItem, ...] = ()
+    """Actions placed on it."""
+
+
+@dataclass(frozen=True)
+class PoolView:
+    """One token's dice pool as the panel draws it."""
+
+    token: str
+    """Token id."""
+    name: str
+    """Token name."""
+    faces: tuple[int, ...]
+    """Faces left to right (empty until rolled)."""
+    wins: tuple[bool, ...]
+    """Per face, whether it counts as a win."""
+    size: int
+    """Dice in the pool."""
+    sides: int
+    """Die size."""
+    refill: int = 0
+    """Dice added back at the end of the turn."""
+    note: str = ""
+    """Anything else worth showing (``"2 actions left"``)."""
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Exact chances of an attack before it is made."""
+
+    success: float
+    """Chance the attack succeeds."""
+    damage: tuple[tuple[int, float], ...] = ()
+    """Damage distribution on success: (damage, probability)."""
+    drop: float = 0.0
+    """Chance the target drops (is taken out) from this attack."""
+
+    @property
+    def mean_damage(self) -> float:
+        """Average damage given a success."""
+        return sum(d * p for d, p in self.damage)
+
+
+@dataclass(frozen=True)
+class ActionOption:
+    """An action a token can take now, as the app offers it."""
+
+    key: str
+    """Command key: ``"move"``, ``"attack"``, ``"end_turn"`` or an ``Act`` action name."""
+    label: str
+    """Button text."""
+    target: Literal["none", "token", "cell"] = "none"
+    """What the action needs to be aimed at."""
+    enabled: bool = True
+    """Whether it can be taken now."""
+    reason: str = ""
+    """Why not, when disabled."""
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a command would do, computed without changing anything."""
+
+    legal: bool
+    """Whether it may be executed."""
+    reason: str = ""
+    """Why not, when illegal."""
+    cost: float | None = None
+    """Metres a move would cost."""
+    budget: float | None = None
+    """Metres the mover has left before this move."""
+    path: tuple[Cell, ...] = ()
+    """Cells a move would pass through."""
+    leaves: tuple[tuple[str, int], ...] = ()
+    """Enemies whose reach the move leaves, with the path step where it happens."""
+    threats: tuple[str, ...] = ()
+    """Enemies whose reach the destination is in."""
+    odds: Odds | None = None
+    """Chances for an attack."""
+    notes: tuple[str, ...] = field(default=())
+    """Other things the GM should know (``"provokes a Dexterity check"``)."""

@@ -1,0 +1,26 @@
+"""Small builders shared by the engine tests."""
+
+from __future__ import annotations
+
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+
+
+def skirmish_state(seed: int = 5) -> Encounter:
+    """Two heroes and two orcs on a 12×10 map with one wall, combat not started."""
+    state = Encounter(ruleset="skirmish", ruleset_version="1.0", map=MapSpec(12, 10), seed=seed)
+    state.map.walls = (Wall(((6, 0), (6, 4))),)
+    for t in [
+        Token("ana", "Ana", "party", 1, 1, stats={"atk": 4}),
+        Token("bo", "Bo", "party", 1, 3, stats={"atk": 2}),
+        Token("grul", "Grul", "orcs", 2, 1, hp=6, max_hp=6, stats={"ac": 12}),
+        Token("zog", "Zog", "orcs", 8, 3, hp=6, max_hp=6, size=2, stats={"ac": 11, "reach": 2}),
+    ]:
+        state.tokens[t.id] = t
+    return state
+
+
+def skirmish_referee(registry: Registry, seed: int = 5) -> Referee:
+    """A referee on ``skirmish_state``."""
+    return Referee(skirmish_state(seed), registry.get("skirmish"))

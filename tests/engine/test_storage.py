@@ -1,0 +1,159 @@
+"""Encounter files: round trips, atomic writes, and one clear sentence per bad file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacmap.engine import storage
+from tacmap.engine.commands import Attack, StartCombat
+from tacmap.engine.errors import InputError
+from tacmap.engine.ruleset import Registry
+from tests.engine.helpers import skirmish_referee
+
+
+def saved(tmp_path: Path, registry: Registry) -> Path:
+    ref = skirmish_referee(registry)
+    ref.execute(StartCombat())
+    ref.execute(Attack("ana", "grul"))
+    path = tmp_path / "fight.tacmap"
+    storage.save(path, ref.state, ref.log)
+    return path
+
+
+def test_save_then_load_gives_the_same_state_and_log(tmp_path: Path, registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.execute(StartCombat())
+    ref.execute(Attack("ana", "grul"))
+    path = tmp_path / "fight.tacmap"
+    storage.save(path, ref.state, ref.log)
+    loaded = storage.load(path, registry)
+    assert loaded.state == ref.state
+    assert [(e.command, e.events) for e in loaded.log] == [(e.command, e.events) for e in ref.log]
+
+
+def test_saving_again_keeps_the_previous_file_as_backup(tmp_path: Path,
+                                                        registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    first = path.read_text()
+    loaded = storage.load(path, registry)
+    loaded.state.name = "Renamed"
+    storage.save(path, loaded.state, loaded.log)
+    assert (tmp_path / "fight.tacmap.bak").read_text() == first
+    assert storage.load(path, registry).state.name == "Renamed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fight.tacmap", "fight.tacmap.bak"]
+
+
+def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, registry: Registry,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = saved(tmp_path, registry)
+    first = path.read_bytes()
+    loaded = storage.load(path, registry)
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage.os, "fsync", boom)
+    with pytest.raises(OSError):
+        storage.save(path, loaded.state, loaded.log)
+    assert path.read_bytes() == first
+    assert [p.name for p in tmp_path.iterdir()] == ["fight.tacmap"]
+
+
+def _doc(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def _bad(path: Path, doc: Any) -> None:
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+
+
+def _set(doc: dict[str, Any], where: str, value: Any) -> dict[str, Any]:
+    node = doc
+    keys = where.split("/")
+    for k in keys[:-1]:
+        node = node[int(k)] if isinstance(node, list) else node[k]
+    last = keys[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return doc
+
+
+BAD: list[tuple[str, Any, str]] = [
+    ("empty file", "", "the file is empty"),
+    ("whitespace only", "  \n ", "the file is empty"),
+    ("truncated", "TRUNCATE", "ends too early"),
+    ("not JSON", "{tokens: 3}", "not valid JSON at line 1, column 2"),
+    ("not an encounter", {"hello": 1}, "not a tacmap encounter"),
+    ("wrong type", ("encounter/tokens/0/hp", "ten"),
+     "encounter.tokens[0].hp: expected a whole number"),
+    ("wrong type list", ("encounter/map/walls", {"a": 1}), "encounter.map.walls: expected a list"),
+    ("unknown ruleset", ("ruleset/id", "warhammer"), "unknown ruleset 'warhammer'"),
+    ("newer version", ("version", 99), "newer tacmap (file version 99"),
+    ("NaN", "NAN", "NaN is not a number"),
+    ("Infinity", "INF", "Infinity is not a number"),
+    ("huge int", ("encounter/tokens/0/hp", 10**15), "out of range"),
+    ("huge float", "HUGEFLOAT", "out of range"),
+    ("thousands of digits", "DIGITS", "out of range"),
+    ("duplicate token ids", "DUP", "token id 'ana' is used twice"),
+    ("image escapes", ("encounter/map/image", "../../etc/passwd"),
+     "escapes the encounter's image folder"),
+    ("absolute image", ("encounter/tokens/1/image", "/etc/passwd"), "escapes"),
+    ("windows image", ("encounter/map/image", "C:\\\\x.png"), "escapes"),
+    ("images folder escapes", ("images", "../elsewhere"), "escapes"),
+    ("map too big", ("encounter/map/width", 10**8), "map size"),
+    ("bad diagonal", ("encounter/diagonal", "hex"), "diagonal rule must be one of"),
+    ("unknown event", ("log/1/events/0/type", "explode"), "log[1].events[0]: unknown event type"),
+    ("command as event", ("log/0/events/0", {"type": "attack", "actor": "a", "target": "b"}),
+     "unknown event type 'attack'"),
+    ("bad token size", ("encounter/tokens/0/size", 0), "size must be 1 to 20"),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "message"), BAD, ids=[b[0] for b in BAD])
+def test_bad_files_get_one_clear_line(tmp_path: Path, registry: Registry, name: str,
+                                      change: Any, message: str) -> None:
+    path = saved(tmp_path, registry)
+    text = path.read_text()
+    if change == "TRUNCATE":
+        path.write_text(text[: len(text) // 2])
+    elif change in ("NAN", "INF", "HUGEFLOAT", "DIGITS"):
+        value = {"NAN": "NaN", "INF": "Infinity", "HUGEFLOAT": "1e400",
+                 "DIGITS": "9" * 5000}[change]
+        path.write_text(text.replace('"hp":10', f'"hp":{value}', 1))
+    elif change == "DUP":
+        doc = _doc(path)
+        doc["encounter"]["tokens"][1]["id"] = "ana"
+        _bad(path, doc)
+    elif isinstance(change, tuple):
+        _bad(path, _set(_doc(path), *change))
+    else:
+        _bad(path, change)
+    before = path.read_bytes()
+    with pytest.raises(InputError) as err:
+        storage.load(path, registry)
+    line = str(err.value)
+    assert message in line
+    assert line.startswith(str(path)) and "\n" not in line
+    assert path.read_bytes() == before
+
+
+def test_missing_file_and_folder(tmp_path: Path, registry: Registry) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        storage.load(tmp_path / "nope.tacmap", registry)
+    with pytest.raises(InputError, match="is a folder"):
+        storage.load(tmp_path, registry)
+
+
+def test_an_encounter_file_never_runs_code(tmp_path: Path, registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    doc = _doc(path)
+    doc["encounter"]["tokens"][0]["stats"] = {"x": {"type": "__import__('os').system('x')"}}
+    _bad(path, doc)
+    loaded = storage.load(path, registry)  # an unknown "type" inside free data stays data
+    assert loaded.state.tokens["ana"].stats["x"] == {"type": "__import__('os').system('x')"}

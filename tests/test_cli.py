@@ -1,0 +1,194 @@
+"""The command line of DESIGN §6: output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tacmap import __version__
+from tacmap.cli import main
+from tests.conftest import TEST_RULESETS
+
+R = ["--rulesets-dir", str(TEST_RULESETS)]
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*R, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tacmap {__version__}"
+    assert main([]) == 0
+    assert "measure" in capsys.readouterr().out
+
+
+def test_rulesets_lists_id_name_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "rulesets")
+    assert code == 0
+    assert f"skirmish\tSkirmish (test ruleset)\t1.0  (from {TEST_RULESETS / 'skirmish'})" in out
+    assert err == ""  # listing reads ruleset.toml only; no ruleset code runs
+    code, _, err = run(capsys, "measure", "--ruleset", "skirmish", "0,0", "1,1")
+    assert "a ruleset folder is code" in err  # said before a user folder's code is loaded
+
+
+@pytest.mark.parametrize(("points", "metres"), [(["0,0", "3,4"], "7 m"),
+                                                (["0,0", "3,0", "3,3"], "6 m")])
+def test_measure_uses_the_rulesets_diagonal_rule(capsys: pytest.CaptureFixture[str],
+                                                 points: list[str], metres: str) -> None:
+    code, out, _ = run(capsys, "measure", "--ruleset", "skirmish", *points)
+    assert (code, out.strip()) == (0, metres)
+    code, out, _ = run(capsys, "measure", "--ruleset", "skirmish", "--diagonal", "chebyshev",
+                       "0,0", "3,4")
+    assert out.strip() == "4 m"
+
+
+def test_the_environment_variable_adds_ruleset_folders(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TACMAP_RULESETS", str(TEST_RULESETS))
+    assert main(["measure", "--ruleset", "skirmish", "0,0", "3,4"]) == 0
+    assert capsys.readouterr().out.strip() == "7 m"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["measure", "--ruleset", "nope", "0,0", "1,1"], "unknown ruleset 'nope'"),
+    (["measure", "--ruleset", "skirmish", "0,0", "x"], "'x' is not a cell"),
+    (["measure", "--ruleset", "skirmish", "0,0"], "at least two points"),
+    (["frobnicate"], "invalid choice"),
+    (["check"], "required: FILE"),
+    (["--rulesets-dir", "/no/such/dir", "rulesets"], "does not exist"),
+])
+def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str],
+                                            message: str) -> None:
+    code = main([*R, *args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("tacmap: ")
+
+
+def test_new_check_and_no_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cave.tacmap"
+    code, out, _ = run(capsys, "new", "--ruleset", "skirmish", "--size", "40x25", "--seed", "3",
+                       str(path))
+    assert code == 0 and "40×25" in out
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 0 and "ruleset skirmish 1.0, 40×25 m, 0 tokens" in out
+    before = path.read_bytes()
+    code, _, err = run(capsys, "new", "--ruleset", "skirmish", str(path))
+    assert code == 2 and "already exists" in err
+    assert path.read_bytes() == before
+
+
+def test_check_a_bad_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.tacmap"
+    path.write_text('{"format": "tacmap-encounter", "version": 1, "ruleset": {"id": "skir')
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 2
+    assert err.strip() == f"tacmap: {path}: the file ends too early: it looks truncated"
+
+
+def _encounter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    from tacmap.engine import storage
+    from tacmap.engine.ruleset import Registry
+    from tests.engine.helpers import skirmish_state
+
+    path = tmp_path / "fight.tacmap"
+    state = skirmish_state()
+    storage.save(path, state, [])
+    Registry([TEST_RULESETS], warn=lambda m: None)
+    capsys.readouterr()
+    return path
+
+
+SCRIPT = """\
+# two attacks and a move
+{"type": "start_combat", "order": ["ana", "grul", "bo", "zog"]}
+{"type": "attack", "actor": "ana", "target": "grul"}
+{"type": "move", "actor": "ana", "path": [[1, 4]]}
+{"type": "end_turn"}
+"""
+
+
+def test_play_prints_events_and_is_repeatable(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = _encounter(tmp_path, capsys)
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    out_file = tmp_path / "after.tacmap"
+    code, first, _ = run(capsys, "play", str(path), "--script", str(script), "--seed", "9",
+                         "--out", str(out_file))
+    assert code == 0
+    assert "Ana rolls 1d20" in first and "Ana moves (1,1) → (1,4), 3 m" in first
+    assert "Ana leaves the reach of Grul" in first
+    code, second, _ = run(capsys, "play", str(path), "--script", str(script), "--seed", "9")
+    assert second == first
+    code, out, _ = run(capsys, "check", str(out_file))
+    assert "4 log entries" in out
+
+
+def test_play_with_fixed_dice_and_json(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = _encounter(tmp_path, capsys)
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    code, out, _ = run(capsys, "play", str(path), "--script", str(script), "--dice", "19,5",
+                       "--json")
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    rolls = [e["roll"]["faces"] for e in events if e["type"] == "dice_rolled"]
+    assert rolls == [[19], [5]]
+    assert {"type": "hp_changed", "token": "grul", "old": 6, "new": 1, "why": "damage"} in events
+
+
+def test_an_illegal_command_stops_the_script_and_saves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _encounter(tmp_path, capsys)
+    before = path.read_bytes()
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT + '{"type": "attack", "actor": "ana", "target": "grul"}\n')
+    out_file = tmp_path / "after.tacmap"
+    code, out, err = run(capsys, "play", str(path), "--script", str(script), "--out",
+                         str(out_file))
+    assert code == 2
+    assert "» end_turn" in out  # the events before it were reported
+    assert f"{script} line 6: attack actor=ana target=grul: it is not Ana's turn" in err
+    assert [line.split(":")[0] for line in err.strip().splitlines()] == ["warning", "tacmap"]
+    assert not out_file.exists() and path.read_bytes() == before
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"type": "attack", "actor": "ana"}', "line 1: missing field 'target' for attack"),
+    ('{"type": "move", "actor": "ana", "path": [[NaN, 1]]}', "line 1: NaN is not a number"),
+    ("not json", "line 1: not valid JSON"),
+])
+def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    line: str, message: str) -> None:
+    path = _encounter(tmp_path, capsys)
+    script = tmp_path / "s.jsonl"
+    script.write_text(line + "\n")
+    code, _, err = run(capsys, "play", str(path), "--script", str(script))
+    assert code == 2 and message in err
+
+
+def test_the_installed_command_runs(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "tacmap", *R, "measure", "--ruleset",
+                           "skirmish", "0,0", "3,4"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "7 m"
+
+
+def test_bench_quick_reports_every_engine_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "--json", "--quick")
+    assert code == 0
+    names = [f["name"] for f in json.loads(out)]
+    for expected in ["preview per mouse move", "undo + redo", "save 2,000", "load 2,000"]:
+        assert any(n.startswith(expected) for n in names)
