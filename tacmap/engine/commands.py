@@ -128,6 +128,20 @@ class Reorder(Command):
     """Token ids (or side names) in their new order."""
 
 
+@record("set_map_image")
+@dataclass(frozen=True)
+class SetMapImage(Command):
+    """GM: choose the map's background image and align it to the grid."""
+
+    override = True
+    image: str | None
+    """Image path relative to the encounter's image folder; null removes it."""
+    offset: tuple[float, float] = (0.0, 0.0)
+    """Metres from the map's top-left corner to the image's."""
+    scale: float = 0.02
+    """Metres per image pixel."""
+
+
 @record("add_token")
 @dataclass(frozen=True)
 class AddToken(Command):

@@ -225,6 +225,33 @@ class ScheduleChanged(Event):
         return self.note or "the round moves on"
 
 
+@record("map_image_changed")
+@dataclass(frozen=True)
+class MapImageChanged(Event):
+    """The background image or its alignment changed."""
+
+    old: tuple[str | None, tuple[float, float], float]
+    """(image, offset, metres per pixel) before."""
+    new: tuple[str | None, tuple[float, float], float]
+    """(image, offset, metres per pixel) after."""
+
+    def apply(self, state: Encounter) -> None:
+        self._set(state, self.new)
+
+    def revert(self, state: Encounter) -> None:
+        self._set(state, self.old)
+
+    @staticmethod
+    def _set(state: Encounter, value: tuple[str | None, tuple[float, float], float]) -> None:
+        state.map.image, state.map.image_offset, state.map.image_scale = value
+
+    def text(self, state: Encounter) -> str:
+        image, (x, y), scale = self.new
+        if image is None:
+            return "the map image is removed"
+        return f"map image {image} at ({x:g}, {y:g}) m, {scale:g} m per pixel"
+
+
 @record("round_changed")
 @dataclass(frozen=True)
 class RoundChanged(Event):

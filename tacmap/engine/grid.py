@@ -170,6 +170,7 @@ class DistanceField:
     start: Cell
     cost: dict[Cell, float]
     parent: dict[Cell, Cell]
+    budget: float = math.inf
 
     def cost_to(self, cell: Cell) -> float | None:
         """Metres to ``cell``, or None when it cannot be reached within the budget."""
@@ -238,8 +239,8 @@ def distance_field(
         if prev is not None:
             parent[cell] = prev[0]
     if alternating:
-        return _ParityField(rule, start, cost_of, parent, came, chosen)
-    return DistanceField(rule, start, cost_of, parent)
+        return _ParityField(rule, start, cost_of, parent, came, chosen, budget)
+    return DistanceField(rule, start, cost_of, parent, budget)
 
 
 class _ParityField(DistanceField):
@@ -253,8 +254,9 @@ class _ParityField(DistanceField):
         parent: dict[Cell, Cell],
         came: dict[tuple[Cell, int], tuple[Cell, int]],
         chosen: dict[Cell, tuple[Cell, int]],
+        budget: float,
     ) -> None:
-        super().__init__(rule, start, cost, parent)
+        super().__init__(rule, start, cost, parent, budget)
         self._came = came
         self._chosen = chosen
 

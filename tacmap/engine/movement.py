@@ -43,6 +43,8 @@ class Space:
         self._walls_key: object = None
         self._index: TokenIndex | None = None
         self._index_key: tuple[Encounter, object] | None = None
+        self._fields: dict[tuple[Cell, int], grid.DistanceField] = {}
+        self._fields_key: tuple[Encounter, object] | None = None
 
     def walls(self, state: Encounter) -> Walls:
         """Indexed walls for ``state`` (cached on the walls tuple)."""
@@ -66,6 +68,22 @@ class Space:
         return self._index
 
 
+    def fields(self, state: Encounter, version: object
+               ) -> dict[tuple[Cell, int], grid.DistanceField] | None:
+        """Distance fields found so far at ``version``, by (leg start, token size).
+
+        While a token is dragged round a wall, every mouse move reuses the
+        field of its leg instead of searching again.
+        """
+        if version is None:
+            return None
+        key = (state, version)
+        if self._fields_key is None or self._fields_key[0] is not state \
+                or self._fields_key[1] != version:
+            self._fields, self._fields_key = {}, key
+        return self._fields
+
+
 def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
     return cell[0] >= 0 and cell[1] >= 0 and cell[0] + size <= state.map.width \
         and cell[1] + size <= state.map.height
@@ -73,7 +91,7 @@ def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
 
 def plan_route(
     state: Encounter, walls: Walls, token: Token, waypoints: Sequence[Cell],
-    fields: dict[Cell, grid.DistanceField] | None = None,
+    fields: dict[tuple[Cell, int], grid.DistanceField] | None = None,
 ) -> tuple[list[Cell], float, str]:
     """Cells and cost through ``waypoints`` (not including the start), or why not.
 
@@ -95,16 +113,7 @@ def plan_route(
         if walls.route_blocked(leg, token.size) is None:
             cost += grid.segment_cost(rule, start, target, diagonals)
         else:
-            field = fields.get(start) if fields is not None else None
-            if field is None:
-                budget = 3 * grid.segment_cost(rule, start, target) + 20
-                field = grid.distance_field(
-                    rule, start, budget, (state.map.width - token.size + 1,
-                                          state.map.height - token.size + 1),
-                    walls.step_test(token.size), diagonals)
-                if fields is not None:
-                    fields[start] = field
-            found = field.path_to(target)
+            found = _detour(state, walls, token.size, start, target, diagonals, fields)
             if found is None:
                 return cells, cost, f"no way round the walls to ({target[0]},{target[1]})"
             leg = found
@@ -113,6 +122,33 @@ def plan_route(
         diagonals += sum(1 for a, b in pairwise(leg) if a[0] != b[0] and a[1] != b[1])
         cells.extend(leg[1:])
     return cells, cost, ""
+
+
+def _detour(
+    state: Encounter, walls: Walls, size: int, start: Cell, target: Cell, diagonals: int,
+    fields: dict[tuple[Cell, int], grid.DistanceField] | None,
+) -> list[Cell] | None:
+    """Cheapest cells from ``start`` to ``target`` round the walls, or None if walled off.
+
+    The search is bounded (a few times the straight distance) and widened only
+    when the target lies beyond it, so a drag near a wall stays cheap.
+    """
+    rule = state.diagonal
+    key = (start, size * 2 + diagonals % 2)  # the alternating rule depends on parity
+    field = fields.get(key) if fields is not None else None
+    bounds = (state.map.width - size + 1, state.map.height - size + 1)
+    budget = 3 * grid.segment_cost(rule, start, target) + 20
+    limit = 2.0 * bounds[0] * bounds[1] + 2
+    while True:
+        if field is None or (field.cost_to(target) is None and field.budget < budget):
+            field = grid.distance_field(rule, start, budget, bounds, walls.step_test(size),
+                                        diagonals)
+            if fields is not None:
+                fields[key] = field
+        found = field.path_to(target)
+        if found is not None or budget >= limit:
+            return found
+        budget = min(limit, max(budget, field.budget) * 2)
 
 
 def _alternating_cost(cells: Sequence[Cell], diagonals_before: int) -> float:
@@ -126,7 +162,7 @@ def _alternating_cost(cells: Sequence[Cell], diagonals_before: int) -> float:
 def plan_move(
     state: Encounter, space: Space, version: object, token: Token,
     waypoints: Sequence[Cell], reach_of: ReachOf, max_reach: float,
-    fields: dict[Cell, grid.DistanceField] | None = None,
+    fields: dict[tuple[Cell, int], grid.DistanceField] | None = None,
 ) -> MovePlan:
     """Route, cost, reach left and threats for moving ``token`` through ``waypoints``."""
     walls = space.walls(state)
@@ -157,7 +193,7 @@ class DragPlanner:
         self.space.walls(state).blocked_steps  # noqa: B018  (rasterise now, not mid-drag)
         self.version = version
         self.space.index(state, version)
-        self.fields: dict[Cell, grid.DistanceField] = {}
+        self.fields: dict[tuple[Cell, int], grid.DistanceField] = {}
         self.waypoints: list[Cell] = []
 
     def plan(self, cell: Cell) -> MovePlan:

@@ -23,6 +23,7 @@ from tacmap.engine.commands import (
     FreeMove,
     RemoveToken,
     SetHp,
+    SetMapImage,
     SetValue,
 )
 from tacmap.engine.dice import DiceSource, SeededDice
@@ -30,13 +31,14 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
     Event,
     HpChanged,
+    MapImageChanged,
     TokenAdded,
     TokenMoved,
     TokenRemoved,
     ValueChanged,
 )
 from tacmap.engine.ruleset import Resolution, Ruleset
-from tacmap.engine.state import Encounter
+from tacmap.engine.state import Encounter, check_image_path
 from tacmap.engine.views import Preview
 
 Change = Literal["execute", "undo", "redo", "reset"]
@@ -170,6 +172,17 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     elif isinstance(cmd, SetValue):
         token = state.token(cmd.token)
         ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), cmd.value, "GM"))
+    elif isinstance(cmd, SetMapImage):
+        if cmd.image is not None:
+            try:
+                check_image_path(cmd.image, "image")
+            except ValueError as err:
+                raise RuleError(str(err)) from None
+        if not 0 < cmd.scale <= 1000:
+            raise RuleError(f"{cmd.scale:g} m per pixel is not a usable scale")
+        m = state.map
+        ctx.emit(MapImageChanged((m.image, m.image_offset, m.image_scale),
+                                 (cmd.image, cmd.offset, cmd.scale)))
     elif isinstance(cmd, AddToken):
         if cmd.token.id in state.tokens:
             raise RuleError(f"there is already a token {cmd.token.id!r}")

@@ -134,7 +134,8 @@ class Ruleset:
         if not waypoints:
             raise RuleError("a move needs at least one cell to go to")
         return plan_move(state, self.space, version, token, waypoints,
-                         lambda t: self.reach(state, t), self.max_reach(state))
+                         lambda t: self.reach(state, t), self.max_reach(state),
+                         self.space.fields(state, version))
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Why this planned move is not allowed now, or None."""
@@ -156,6 +157,11 @@ class Ruleset:
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         """Metres ``token`` may still move now (None: no limit the rules know of)."""
         return None
+
+    def move_bands(self, state: Encounter, token: Token) -> tuple[float, ...]:
+        """Cumulative metres the map colours a path by (one action, the whole turn …)."""
+        budget = self.move_budget(state, token)
+        return () if budget is None else (budget,)
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
         """Actions ``actor`` can take now."""

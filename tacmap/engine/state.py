@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from tacmap.engine.codec import Json, record
+from tacmap.engine.errors import InputError
 
 Cell = tuple[int, int]
 
@@ -46,10 +48,16 @@ class MapSpec:
     """Height in cells (metres)."""
     image: str | None = None
     """Background image path, relative to the encounter's image folder."""
+    image_offset: tuple[float, float] = (0.0, 0.0)
+    """Where the image's top-left corner sits, in metres from the map's corner."""
+    image_scale: float = 0.02
+    """Metres per image pixel (0.02: a 50-pixel grid square is one metre)."""
     walls: tuple[Wall, ...] = ()
     """Walls and obstacles."""
 
     def __post_init__(self) -> None:
+        if not 0 < self.image_scale <= 1000:
+            raise ValueError(f"image scale {self.image_scale} m per pixel must be above 0")
         if not (1 <= self.width <= 10_000 and 1 <= self.height <= 10_000):
             raise ValueError(
                 f"map size {self.width}×{self.height} must be 1 to 10,000 cells a side")
@@ -146,3 +154,13 @@ class Encounter:
     def copy(self) -> Encounter:
         """A deep copy (for previews and tests)."""
         return copy.deepcopy(self)
+
+
+def check_image_path(value: str, where: str) -> None:
+    """Refuse an image path that is absolute or climbs out of its folder."""
+    if value.startswith("data:"):
+        return
+    posix, win = PurePosixPath(value), PureWindowsPath(value)
+    if not value or posix.is_absolute() or win.is_absolute() or win.drive \
+            or ".." in posix.parts or ".." in win.parts:
+        raise InputError(f"{where}: image path {value!r} escapes the encounter's image folder")

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from tacmap.engine import codec
@@ -24,7 +24,7 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.events import Event
 from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.state import Encounter, Token, check_image_path
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -229,13 +229,3 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
         events = tuple(codec.decode(e, Event, f"log[{i}].events[{j}]") for j, e in enumerate(evs))
         entries.append(Entry(cmd, events))
     return Loaded(state, entries, images)
-
-
-def check_image_path(value: str, where: str) -> None:
-    """Refuse an image path that is absolute or climbs out of its folder."""
-    if value.startswith("data:"):
-        return
-    posix, win = PurePosixPath(value), PureWindowsPath(value)
-    if not value or posix.is_absolute() or win.is_absolute() or win.drive \
-            or ".." in posix.parts or ".." in win.parts:
-        raise InputError(f"{where}: image path {value!r} escapes the encounter's image folder")

@@ -1,0 +1,44 @@
+"""Planning moves: straight when free, round walls when not, the same in preview and drag."""
+
+from __future__ import annotations
+
+from tacmap.engine import grid
+from tacmap.engine.geometry import Walls
+from tacmap.engine.movement import DragPlanner, plan_route
+from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+
+
+def state_with(walls: tuple[Wall, ...], size: int = 60) -> Encounter:
+    state = Encounter(ruleset="skirmish", map=MapSpec(size, size, walls=walls))
+    state.tokens["a"] = Token("a", "A", "party", 10, 30)
+    state.tokens["b"] = Token("b", "B", "foe", 9, 30)
+    return state
+
+
+def test_a_long_wall_is_walked_round_however_far() -> None:
+    # A wall on the line x=11 from the top down to y=55: the way round is 52 m.
+    state = state_with((Wall(((11, 0), (11, 55))),))
+    cells, cost, why = plan_route(state, Walls(state.map.walls), state.tokens["a"], [(11, 30)])
+    assert why == ""
+    assert cost == 51.0
+    assert cells[-1] == (11, 30) and max(y for _, y in cells) == 55
+    assert grid.cells_cost("rectilinear", cells) == cost
+
+
+def test_a_walled_off_cell_is_said_so() -> None:
+    ring = Wall(((20, 20), (25, 20), (25, 25), (20, 25), (20, 20)))
+    state = state_with((ring,), size=40)
+    _, _, why = plan_route(state, Walls(state.map.walls), state.tokens["a"], [(22, 22)])
+    assert why == "no way round the walls to (22,22)"
+
+
+def test_the_drag_planner_answers_like_a_preview() -> None:
+    state = state_with((Wall(((11, 0), (11, 40))),))
+    planner = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0)
+    plan = planner.plan((12, 30))
+    # Down 10 to the wall's end at y=40, 1 across, 10 back up, 1 on: 22 m.
+    assert plan.cost == 22.0
+    assert plan.leaves == (("b", 1),)  # the first step down leaves B, who stands beside A
+    planner.waypoints.append((10, 45))
+    via = planner.plan((12, 45))
+    assert via.cells[0] == (10, 30) and (10, 45) in via.cells and via.cost == 17.0
