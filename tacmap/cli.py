@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tacmap import __version__
 from tacmap.engine import codec, grid, storage
-from tacmap.engine.commands import Command
+from tacmap.engine.commands import Command, describe
 from tacmap.engine.dice import DiceSource, FixedDice
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.referee import Referee
@@ -40,6 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     sub.add_parser("rulesets", help="list the rulesets: id, name, version")
+
+    opener = sub.add_parser("open", help="open an encounter in the window (also: tacmap FILE)")
+    opener.add_argument("file", metavar="FILE")
+
+    render = sub.add_parser("render", help="draw the map to a PNG, as the window would")
+    render.add_argument("file", metavar="FILE")
+    render.add_argument("out", metavar="OUT.png")
+    render.add_argument("--player", action="store_true",
+                        help="the player view: no stat blocks, no other sides' hit points")
+    render.add_argument("--scale", type=float, default=40.0, metavar="PX",
+                        help="pixels per metre (default 40; the image is at most 4096 px wide)")
 
     new = sub.add_parser("new", help="write an empty encounter")
     new.add_argument("--ruleset", required=True, metavar="ID")
@@ -74,11 +85,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+COMMANDS = ("rulesets", "open", "render", "new", "check", "measure", "play", "bench")
+
+
+def _with_open(argv: list[str]) -> list[str]:
+    """``tacmap FILE`` means ``tacmap open FILE``."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] == "--rulesets-dir" else 1
+    if i < len(argv) and argv[i] not in COMMANDS:
+        return [*argv[:i], "open", *argv[i:]]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_with_open(list(sys.argv[1:] if argv is None else argv)))
         return _run(parser, args)
     except UsageError as err:
         print(parser.format_usage().rstrip(), file=sys.stderr)
@@ -100,10 +124,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if args.command is None:
-        parser.print_help()
-        return 0
     registry = Registry(args.rulesets_dir)
+    if args.command in (None, "open"):
+        from tacmap.ui.app import run
+
+        return run(registry, Path(args.file) if args.command == "open" else None)
+    if args.command == "render":
+        return _render(registry, args)
     if args.command == "rulesets":
         for rid in registry.ids():
             m = registry.manifests[rid]
@@ -134,6 +161,22 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         return bench.main(registry, as_json=args.json, quick=args.quick)
     raise UsageError(f"unknown command {args.command!r}")
+
+
+def _render(registry: Registry, args: argparse.Namespace) -> int:
+    from tacmap.ui.render import render
+
+    if not 1 <= args.scale <= 200:
+        raise UsageError("--scale must be 1 to 200 pixels per metre")
+    loaded = storage.load(args.file, registry)
+    images = Path(args.file).parent / loaded.images
+    try:
+        w, h = render(loaded.state, registry.get(loaded.state.ruleset), args.out, images,
+                      args.player, args.scale)
+    except OSError as err:
+        raise InputError(f"{args.out}: cannot write the image ({err})") from None
+    print(f"{args.out}: {w}×{h} px{' (player view)' if args.player else ''}")
+    return 0
 
 
 def _new(registry: Registry, args: argparse.Namespace) -> int:
@@ -178,15 +221,6 @@ def read_script(path: str) -> list[tuple[int, Command]]:
         except InputError as err:
             raise InputError(f"{path} line {n}: {err}") from None
     return commands
-
-
-def describe(cmd: Command) -> str:
-    """A command as a short readable line: ``attack actor=ana target=brak``."""
-    data = codec.encode(cmd)
-    kind = data.pop("type")
-    parts = [f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
-             for k, v in data.items() if v not in ("", [], None)]
-    return " ".join([kind, *parts])
 
 
 def _play(registry: Registry, args: argparse.Namespace) -> int:

@@ -7,9 +7,10 @@ Rulesets add their own with ``@record`` (``Prepare``, ``Declare`` …).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
-from tacmap.engine.codec import Json, record
+from tacmap.engine.codec import Json, encode, record
 from tacmap.engine.state import Cell, Token
 
 
@@ -160,3 +161,16 @@ class RemoveToken(Command):
     override = True
     token: str
     """Token id."""
+
+
+def describe(cmd: Command) -> str:
+    """A command as a short readable line.
+
+    >>> describe(Attack("ana", "brak"))
+    'attack actor=ana target=brak'
+    """
+    data = encode(cmd)
+    kind = data.pop("type")
+    parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+             for k, v in data.items() if v not in ("", [], None)]
+    return " ".join([kind, *parts])

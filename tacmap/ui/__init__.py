@@ -1,0 +1,1 @@
+"""The Qt user interface: windows, the map, panels. Reads state, sends commands."""

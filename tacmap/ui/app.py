@@ -1,0 +1,45 @@
+"""Starting the window: ``tacmap``, ``tacmap open FILE``, ``tacmap FILE``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tacmap.engine.errors import InputError
+from tacmap.engine.ruleset import Registry
+from tacmap.ui.qt import QApplication
+from tacmap.ui.session import Session
+from tacmap.ui.window import MainWindow
+
+
+def demo_path() -> Path:
+    """The bundled demo encounter (source tree or installed app)."""
+    here = Path(__file__).resolve().parent.parent  # tacmap/
+    for candidate in (here.parent / "resources" / "demo.tacmap",
+                      here / "_resources" / "demo.tacmap",
+                      Path(getattr(sys, "_MEIPASS", "/nonexistent")) / "resources" / "demo.tacmap"):
+        if candidate.is_file():
+            return candidate
+    raise InputError("the demo encounter is missing from this installation")
+
+
+def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, MainWindow]:
+    """Make the application and the main window on ``path`` (the demo when None)."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+    app.setApplicationName("tacmap")
+    session = Session.open(registry, path or demo_path())
+    window = MainWindow(registry, session)
+    if session.newer_autosave() is not None and window.ask(
+            "tacmap closed without saving this encounter. Restore the unsaved changes?"):
+        session.restore_autosave()
+        window._bind(session)
+    return app, window
+
+
+def run(registry: Registry, path: Path | None) -> int:
+    """Show the window and run until it closes."""
+    app, window = open_window(registry, path)
+    window.show()
+    return int(app.exec())

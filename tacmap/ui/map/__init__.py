@@ -1,0 +1,1 @@
+"""The battle map: scene, token items, drag overlay, view."""

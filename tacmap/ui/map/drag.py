@@ -1,0 +1,137 @@
+"""Dragging a token: preview on every cell change, execute on release, snap back if refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from tacmap.engine import grid
+from tacmap.engine.commands import FreeMove, Move
+from tacmap.engine.errors import RuleError
+from tacmap.engine.referee import Referee
+from tacmap.engine.state import Cell
+from tacmap.engine.views import Preview
+from tacmap.ui.map.layers import DragView
+from tacmap.ui.map.scene import MapScene
+
+
+@dataclass
+class Drag:
+    """One drag under way."""
+
+    token: str
+    """Token id."""
+    start: Cell
+    """Where the token stood."""
+    grab: tuple[float, float]
+    """Where on the token it was grabbed, in cells from its top-left corner."""
+    waypoints: list[Cell] = field(default_factory=list)
+    """Waypoints dropped so far."""
+    cell: Cell | None = None
+    """Cell the token would land on now."""
+    preview: Preview | None = None
+    """The referee's answer for the current cell."""
+
+
+def describe_cost(preview: Preview) -> str:
+    """``7 m of 10 m`` (or ``7 m`` where the rules set no budget)."""
+    if preview.cost is None:
+        return ""
+    text = f"{preview.cost:g} m"
+    if preview.budget is not None:
+        text += f" of {preview.budget:g} m"
+    return text
+
+
+class DragController:
+    """Turns mouse gestures on tokens into previews and commands through the referee."""
+
+    def __init__(self, scene: MapScene, referee: Referee) -> None:
+        self.scene = scene
+        self.referee = referee
+        self.drag: Drag | None = None
+
+    def begin(self, token_id: str, grab: tuple[float, float]) -> None:
+        """Start dragging ``token_id``, grabbed ``grab`` cells from its corner."""
+        token = self.referee.state.token(token_id)
+        self.drag = Drag(token_id, token.cell, grab)
+        self.scene.show_reach([], threatened_for=token)
+
+    def move_to(self, scene_cell: tuple[float, float]) -> Preview | None:
+        """The mouse is over ``scene_cell`` (fractional cells): preview if the cell changed."""
+        drag = self.drag
+        if drag is None:
+            return None
+        cell = (round(scene_cell[0] - drag.grab[0]), round(scene_cell[1] - drag.grab[1]))
+        if cell == drag.cell:
+            return drag.preview
+        drag.cell = cell
+        path = (*drag.waypoints, cell)
+        if path == (drag.start,):
+            drag.preview = None
+            self.scene.overlay.show_drag(None)
+            return None
+        drag.preview = self.referee.preview(Move(drag.token, path))
+        self.scene.overlay.show_drag(self.view_of(drag))
+        return drag.preview
+
+    def add_waypoint(self) -> None:
+        """Pin the current cell as a waypoint."""
+        drag = self.drag
+        if drag is not None and drag.cell is not None and drag.preview is not None \
+                and drag.preview.legal and (not drag.waypoints or drag.waypoints[-1] != drag.cell):
+            drag.waypoints.append(drag.cell)
+            self.scene.overlay.show_drag(self.view_of(drag))
+
+    def view_of(self, drag: Drag) -> DragView:
+        """What the overlay should show for the current preview."""
+        state = self.referee.state
+        token = state.token(drag.token)
+        p = drag.preview
+        assert p is not None
+        cells = p.path or (drag.start, drag.cell or drag.start)
+        costs = [0.0]
+        diagonals = 0
+        for a, b in pairwise(cells):
+            costs.append(costs[-1] + grid.step_cost(state.diagonal, a, b, diagonals))
+            diagonals += a[0] != b[0] and a[1] != b[1]
+        if p.cost is not None and costs[-1] > 0:
+            # Euclidean legs are measured straight, not cell by cell: scale to agree.
+            costs = [c * p.cost / costs[-1] for c in costs]
+        bands = self.referee.ruleset.move_bands(state, token)
+        leaves = []
+        sizes = []
+        for enemy_id, step in p.leaves:
+            enemy = state.tokens[enemy_id]
+            leaves.append((cells[step], enemy.cell, enemy.name))
+            sizes.append(enemy.size)
+        label = describe_cost(p) if p.legal else (p.reason or describe_cost(p))
+        return DragView(tuple(cells), tuple(costs), bands, token.size, label, p.legal,
+                        tuple(leaves), tuple(sizes), tuple(drag.waypoints))
+
+    def finish(self, override: bool = False) -> str:
+        """Release: execute the move (or the GM's free move). Returns a status line."""
+        drag = self.drag
+        self.cancel()
+        if drag is None or drag.cell is None or (drag.cell == drag.start and not drag.waypoints):
+            return ""
+        name = self.referee.state.token(drag.token).name
+        try:
+            if override:
+                self.referee.execute(FreeMove(drag.token, drag.cell))
+                return f"GM moves {name} to ({drag.cell[0]},{drag.cell[1]})"
+            self.referee.execute(Move(drag.token, (*drag.waypoints, drag.cell)))
+        except RuleError as err:
+            return f"Not moved: {err}"
+        p = drag.preview
+        text = f"{name} moves {p.cost:g} m" if p is not None and p.cost is not None else ""
+        if p is not None and p.leaves:
+            names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
+            text += f" — leaves the reach of {names}"
+        return text
+
+    def cancel(self) -> None:
+        """Drop the drag; nothing happens."""
+        self.drag = None
+        self.scene.overlay.show_drag(None)
+        self.scene.show_reach([])

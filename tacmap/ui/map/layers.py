@@ -1,0 +1,266 @@
+"""The map's other layers: walls, the zoomed-out token marks, reach zones, the drag path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tacmap.engine.state import Cell, Wall
+from tacmap.ui.map.look import TokenLook
+from tacmap.ui.map.token_item import CELL
+from tacmap.ui.qt import (
+    QBrush,
+    QColor,
+    QFont,
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPointF,
+    QPolygonF,
+    QRectF,
+    QStyleOptionGraphicsItem,
+    Qt,
+    QWidget,
+)
+
+
+def centre(cell: Cell, size: int = 1) -> QPointF:
+    """Scene point at the centre of a footprint whose top-left cell is ``cell``."""
+    return QPointF((cell[0] + size / 2) * CELL, (cell[1] + size / 2) * CELL)
+
+
+class WallsItem(QGraphicsPathItem):
+    """All walls in one path item: thick dark lines; obstacles filled."""
+
+    def __init__(self, walls: Sequence[Wall]) -> None:
+        super().__init__()
+        self.setZValue(5)
+        self.obstacles = QPainterPath()
+        self.set_walls(walls)
+
+    def set_walls(self, walls: Sequence[Wall]) -> None:
+        """Redraw for these walls."""
+        lines, blocks = QPainterPath(), QPainterPath()
+        for wall in walls:
+            points = [QPointF(x * CELL, y * CELL) for x, y in wall.points]
+            target = blocks if wall.closed else lines
+            target.moveTo(points[0])
+            for p in points[1:]:
+                target.lineTo(p)
+            if wall.closed:
+                target.closeSubpath()
+        self.obstacles = blocks
+        both = QPainterPath(lines)
+        both.addPath(blocks)
+        self.setPath(both)
+        pen = QPen(QColor("#2b2118"), 5)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self.setPen(pen)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(60, 48, 36, 170), Qt.BrushStyle.SolidPattern))
+        painter.drawPath(self.obstacles)
+        painter.setPen(self.pen())
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self.path())
+
+
+class TokenMarks(QGraphicsItem):
+    """Every token as a plain square, drawn in one pass per side when zoomed far out."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__()
+        self.rect = QRectF(0, 0, width * CELL, height * CELL)
+        self.by_colour: dict[str, list[QRectF]] = {}
+        self.setZValue(10)
+
+    def set_looks(self, looks: Iterable[TokenLook]) -> None:
+        """Redraw for these tokens."""
+        groups: dict[str, list[QRectF]] = {}
+        for look in looks:
+            colour = "#8d8d8d" if look.down else look.colour
+            edge = look.size * CELL
+            groups.setdefault(colour, []).append(QRectF(look.x * CELL + 4, look.y * CELL + 4,
+                                                        edge - 8, edge - 8))
+        self.by_colour = groups
+        self.update()
+
+    def set_size(self, width: int, height: int) -> None:
+        """Follow a new map size."""
+        self.prepareGeometryChange()
+        self.rect = QRectF(0, 0, width * CELL, height * CELL)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        for colour, rects in self.by_colour.items():
+            painter.setBrush(QColor(colour))
+            painter.drawRects(rects)
+
+
+class ReachItem(QGraphicsItem):
+    """Cells within reach: a tint for the zone, a red hatch for threatened cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.zone: list[QRectF] = []
+        self.threat: list[QRectF] = []
+        self.box = QRectF()
+        self.setZValue(3)
+
+    def show_cells(self, zone: Iterable[Cell], threat: Iterable[Cell] = ()) -> None:
+        """Tint ``zone`` and hatch ``threat``."""
+        self.prepareGeometryChange()
+        self.zone = [QRectF(x * CELL, y * CELL, CELL, CELL) for x, y in zone]
+        self.threat = [QRectF(x * CELL, y * CELL, CELL, CELL) for x, y in threat]
+        box = QRectF()
+        for r in self.zone + self.threat:
+            box = box.united(r)
+        self.box = box
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self.box
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(255, 210, 60, 60))
+        painter.drawRects(self.zone)
+        painter.setBrush(QBrush(QColor(220, 40, 40, 110), Qt.BrushStyle.BDiagPattern))
+        painter.drawRects(self.threat)
+
+
+@dataclass(frozen=True)
+class DragView:
+    """What the drag overlay shows; built from the referee's preview."""
+
+    cells: tuple[Cell, ...]
+    """Path cells, start first."""
+    step_costs: tuple[float, ...]
+    """Cumulative metres at each cell (0 at the start)."""
+    bands: tuple[float, ...]
+    """Cumulative metres at which the path colour changes."""
+    size: int
+    """Footprint of the dragged token."""
+    label: str
+    """Text by the ghost: ``7 m of 10 m``."""
+    legal: bool
+    """Whether releasing here would be accepted."""
+    leaves: tuple[tuple[Cell, Cell, str], ...] = ()
+    """(cell where reach is left, enemy's top-left cell, enemy name) per warning."""
+    enemy_sizes: tuple[int, ...] = ()
+    """Footprint of each enemy in ``leaves``."""
+    waypoints: tuple[Cell, ...] = ()
+    """Waypoints dropped so far."""
+
+
+BAND_COLOURS = ("#2fb84f", "#e3b21c", "#e07b1c")
+BEYOND = "#d63a3a"
+_LABEL_FONT = QFont("DejaVu Sans", 10)
+_LABEL_FONT.setBold(True)
+
+
+class DragOverlay(QGraphicsItem):
+    """The live path while a token is dragged: coloured by band, cost, ghost, warnings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: DragView | None = None
+        self.box = QRectF()
+        self.setZValue(20)
+
+    def show_drag(self, view: DragView | None) -> None:
+        """Draw ``view`` (None hides the overlay)."""
+        self.prepareGeometryChange()
+        self.view = view
+        if view is None:
+            self.box = QRectF()
+        else:
+            xs = [c[0] for c in view.cells] + [c[0] for c, _, _ in view.leaves]
+            ys = [c[1] for c in view.cells] + [c[1] for c, _, _ in view.leaves]
+            for _, enemy, _ in view.leaves:
+                xs.append(enemy[0] + 3)
+                ys.append(enemy[1] + 3)
+            pad = view.size + 7  # room for the labels to the right
+            self.box = QRectF((min(xs) - 2) * CELL, (min(ys) - 2) * CELL,
+                              (max(xs) - min(xs) + pad + 2) * CELL,
+                              (max(ys) - min(ys) + pad + 2) * CELL)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self.box
+
+    def colour_at(self, metres: float) -> str:
+        """Band colour for a cumulative cost."""
+        assert self.view is not None
+        for limit, colour in zip(self.view.bands, BAND_COLOURS, strict=False):
+            if metres <= limit + 1e-9:
+                return colour
+        return BEYOND if self.view.bands else BAND_COLOURS[0]
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        view = self.view
+        if view is None:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        size = view.size
+        points = [centre(c, size) for c in view.cells]
+        for i in range(1, len(points)):
+            pen = QPen(QColor(self.colour_at(view.step_costs[i])), 6)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.drawLine(points[i - 1], points[i])
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i, p in enumerate(points[1:], start=1):
+            painter.setBrush(QColor(self.colour_at(view.step_costs[i])))
+            painter.drawEllipse(p, 4, 4)
+        for wp in view.waypoints:
+            painter.setBrush(QColor("#ffffff"))
+            painter.setPen(QPen(QColor("#222222"), 2))
+            painter.drawEllipse(centre(wp, size), 7, 7)
+        # The ghost where the token would land.
+        end = view.cells[-1]
+        ghost = QRectF(end[0] * CELL + 3, end[1] * CELL + 3, size * CELL - 6, size * CELL - 6)
+        outline = QColor("#ffffff") if view.legal else QColor(BEYOND)
+        painter.setPen(QPen(outline, 3, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor(255, 255, 255, 60))
+        painter.drawEllipse(ghost)
+        for (cell, enemy, name), esize in zip(view.leaves, view.enemy_sizes, strict=True):
+            ring = QRectF(enemy[0] * CELL - 2, enemy[1] * CELL - 2, esize * CELL + 4,
+                          esize * CELL + 4)
+            painter.setPen(QPen(QColor(BEYOND), 4))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(ring)
+            self._warning(painter, centre(cell, size), f"leaves {name}'s reach")
+        self._tag(painter, QPointF(ghost.right() + 6, ghost.top()), view.label, view.legal)
+
+    def _warning(self, painter: QPainter, at: QPointF, text: str) -> None:
+        tri = QPolygonF([at + QPointF(0, -14), at + QPointF(12, 8), at + QPointF(-12, 8)])
+        painter.setPen(QPen(QColor("#3a0000"), 2))
+        painter.setBrush(QColor("#ffd21f"))
+        painter.drawPolygon(tri)
+        painter.setFont(_LABEL_FONT)
+        painter.setPen(QColor("#3a0000"))
+        painter.drawText(QRectF(at.x() - 12, at.y() - 10, 24, 18), Qt.AlignmentFlag.AlignCenter,
+                         "!")
+        self._tag(painter, at + QPointF(14, 4), text, False)
+
+    def _tag(self, painter: QPainter, at: QPointF, text: str, good: bool) -> None:
+        painter.setFont(_LABEL_FONT)
+        width = painter.fontMetrics().horizontalAdvance(text) + 12
+        box = QRectF(at.x(), at.y(), width, 22)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(20, 20, 20, 215))
+        painter.drawRoundedRect(box, 5, 5)
+        painter.setPen(QColor("#ffffff") if good else QColor("#ffb3b3"))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)

@@ -1,0 +1,106 @@
+"""What the map draws for each token, read from the state and the ruleset.
+
+The map code knows no ruleset: it draws these plain records, built after
+every change from the encounter and ``ruleset.turn_order``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tacmap.engine.ruleset import Ruleset
+from tacmap.engine.state import Encounter, Token
+
+#: Side colours in order of first appearance: calm blue for the first side
+#: (usually the party), then clearly different hues.
+PALETTE = ("#2f6fdb", "#c8312f", "#2e9d4f", "#d68a0c", "#8a4fd1", "#168f8f", "#b8457e")
+
+DOWN = ("dead", "down", "unconscious", "incapacitated", "dying")
+
+
+@dataclass(frozen=True)
+class TokenLook:
+    """One token as the map draws it."""
+
+    id: str
+    """Token id."""
+    name: str
+    """Label."""
+    side: str
+    """Side name."""
+    colour: str
+    """Side colour, #rrggbb."""
+    x: int
+    """Top-left cell column."""
+    y: int
+    """Top-left cell row."""
+    size: int
+    """Footprint edge in cells."""
+    hp: int
+    """Hit points now."""
+    max_hp: int
+    """Hit points unhurt."""
+    conditions: tuple[str, ...]
+    """Conditions, in the order gained."""
+    active: bool
+    """Whether it is this token's turn."""
+    down: bool
+    """Dead or out of the fight: drawn greyed out."""
+    tooltip: str
+    """The stat line shown on hover."""
+    image: str | None = None
+    """Portrait path, relative to the encounter's image folder."""
+
+
+def side_colours(state: Encounter) -> dict[str, str]:
+    """A colour for each side, stable in the order sides first appear."""
+    colours: dict[str, str] = {}
+    for t in state.tokens.values():
+        if t.side not in colours:
+            colours[t.side] = PALETTE[len(colours) % len(PALETTE)]
+    return colours
+
+
+def acting(state: Encounter, ruleset: Ruleset) -> set[str]:
+    """Ids of the tokens whose turn it is, from the ruleset's turn order."""
+    order = ruleset.turn_order(state)
+    if order is None:
+        return set()
+    return {row.id for row in order.rows if row.state == "acting"}
+
+
+def stat_line(t: Token) -> str:
+    """``Brak (orcs) — HP 7/12 — ac 13, str 3 — prone``."""
+    stats = ", ".join(f"{k} {v}" for k, v in t.stats.items() if isinstance(v, int | str))
+    parts = [f"{t.name} ({t.side})", f"HP {t.hp}/{t.max_hp}"]
+    if stats:
+        parts.append(stats)
+    if t.conditions:
+        parts.append(", ".join(t.conditions))
+    return " — ".join(parts)
+
+
+def party_side(state: Encounter) -> str | None:
+    """The players' side: the side of the first token (the demo and `new` put heroes first)."""
+    first = next(iter(state.tokens.values()), None)
+    return first.side if first is not None else None
+
+
+def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[TokenLook]:
+    """A look for every token, in token order.
+
+    The player view hides what only the GM should see: other sides' hit
+    points and everyone's stat block.
+    """
+    colours = side_colours(state)
+    now = acting(state, ruleset)
+    party = party_side(state)
+    out = []
+    for t in state.tokens.values():
+        secret = player and t.side != party
+        out.append(TokenLook(
+            t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
+            0 if secret else t.hp, 0 if secret else t.max_hp, t.conditions, t.id in now,
+            any(c in DOWN for c in t.conditions),
+            t.name if player else stat_line(t), t.image))
+    return out

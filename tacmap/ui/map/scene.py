@@ -1,0 +1,205 @@
+"""The map scene: grid background, image, walls, tokens, overlays; kept in step with state."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from tacmap.engine import grid
+from tacmap.engine.ruleset import Ruleset
+from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
+from tacmap.ui.map.look import TokenLook, looks
+from tacmap.ui.map.token_item import CELL, TokenItem
+from tacmap.ui.qt import (
+    QColor,
+    QGraphicsItem,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QLineF,
+    QPainter,
+    QPen,
+    QPixmap,
+    QRect,
+    QRectF,
+    Qt,
+)
+
+#: Below this many screen pixels per metre, tokens are drawn as marks in one pass.
+OVERVIEW_BELOW = 7.0
+
+BACKGROUND = QColor("#ece6d6")
+OUTSIDE = QColor("#5b5b5b")
+GRID = QColor(90, 80, 60, 90)
+GRID_MAJOR = QColor(90, 80, 60, 150)
+
+
+class TokenLayer(QGraphicsItem):
+    """Parent of all token items: hiding it hides 10,000 tokens in one call."""
+
+    def boundingRect(self) -> QRectF:
+        return QRectF()
+
+    def paint(self, *args: object) -> None:
+        """Draws nothing itself."""
+
+
+class MapScene(QGraphicsScene):
+    """One encounter's map. ``sync`` brings it in line with the state after any change."""
+
+    def __init__(self, state: Encounter, ruleset: Ruleset, images: Path | None = None,
+                 player: bool = False) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+        self.images = images
+        self.player = player
+        self.show_grid = True
+        self.items_by_id: dict[str, TokenItem] = {}
+        self.token_layer = TokenLayer()
+        self.token_layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        self.addItem(self.token_layer)
+        self.image_item = QGraphicsPixmapItem()
+        self.image_item.setZValue(-10)
+        self.image_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self.addItem(self.image_item)
+        self.walls_item = WallsItem(state.map.walls)
+        self.addItem(self.walls_item)
+        self.marks = TokenMarks(state.map.width, state.map.height)
+        self.marks.setVisible(False)
+        self.addItem(self.marks)
+        self.reach_item = ReachItem()
+        self.addItem(self.reach_item)
+        self.overlay = DragOverlay()
+        self.addItem(self.overlay)
+        self.overview = False
+        self._image_key: tuple[object, ...] | None = None
+        self._walls_key: object = None
+        self.state = state
+        self.sync(state)
+
+    # --- keeping in step --------------------------------------------------------
+
+    def sync(self, state: Encounter) -> None:
+        """Update every layer to ``state``; only changed tokens are touched."""
+        self.state = state
+        m = state.map
+        rect = QRectF(0, 0, m.width * CELL, m.height * CELL)
+        if self.sceneRect() != rect:
+            # A fixed scene rect keeps Qt from growing it item by item.
+            self.setSceneRect(rect)
+            self.marks.set_size(m.width, m.height)
+        if self._walls_key is not m.walls:
+            self.walls_item.set_walls(m.walls)
+            self._walls_key = m.walls
+        self._sync_image(state)
+        current = looks(state, self.ruleset, self.player)
+        seen = set()
+        for look in current:
+            seen.add(look.id)
+            item = self.items_by_id.get(look.id)
+            if item is None:
+                item = TokenItem(look, self._portrait(look))
+                item.setParentItem(self.token_layer)
+                self.items_by_id[look.id] = item
+            else:
+                item.set_look(look)
+        for gone in set(self.items_by_id) - seen:
+            item = self.items_by_id.pop(gone)
+            self.removeItem(item)
+        self.marks.set_looks(current)
+
+    def _portrait(self, look: TokenLook) -> QPixmap | None:
+        if not look.image or self.images is None:
+            return None
+        pix = QPixmap(str(self.images / look.image))
+        return None if pix.isNull() else pix
+
+    def _sync_image(self, state: Encounter) -> None:
+        m = state.map
+        key = (m.image, m.image_offset, m.image_scale, self.images)
+        if key == self._image_key:
+            return
+        self._image_key = key
+        pix = QPixmap()
+        if m.image and self.images is not None:
+            pix = QPixmap(str(self.images / m.image))
+        self.image_item.setPixmap(pix)
+        self.image_item.setPos(m.image_offset[0] * CELL, m.image_offset[1] * CELL)
+        self.image_item.setScale(m.image_scale * CELL)
+
+    def set_overview(self, on: bool) -> None:
+        """Marks instead of token items (zoomed far out), or back."""
+        if on != self.overview:
+            self.overview = on
+            self.token_layer.setVisible(not on)
+            self.marks.setVisible(on)
+
+    def token_at(self, cell: Cell) -> Token | None:
+        """The token whose footprint covers ``cell``, topmost first."""
+        for t in reversed(list(self.state.tokens.values())):
+            if t.x <= cell[0] < t.x + t.size and t.y <= cell[1] < t.y + t.size:
+                return t
+        return None
+
+    # --- reach ------------------------------------------------------------------
+
+    def reach_cells(self, token: Token) -> list[Cell]:
+        """Cells a token of size 1 could stand in and be within ``token``'s reach."""
+        reach = self.ruleset.reach(self.state, token)
+        r = math.ceil(reach)
+        rule = self.state.diagonal
+        out = []
+        for x in range(token.x - r, token.x + token.size + r):
+            for y in range(token.y - r, token.y + token.size + r):
+                if not (0 <= x < self.state.map.width and 0 <= y < self.state.map.height):
+                    continue
+                inside = token.x <= x < token.x + token.size and token.y <= y < token.y + token.size
+                if not inside and grid.edge_distance(rule, (x, y), 1, token.cell,
+                                                     token.size) <= reach:
+                    out.append((x, y))
+        return out
+
+    def show_reach(self, tokens: list[Token], threatened_for: Token | None = None) -> None:
+        """Tint the reach of ``tokens``; hatch the cells enemies of ``threatened_for`` reach."""
+        zone: set[Cell] = set()
+        for t in tokens:
+            zone.update(self.reach_cells(t))
+        threat: set[Cell] = set()
+        if threatened_for is not None:
+            for t in self.state.tokens.values():
+                if t.side != threatened_for.side and t.alive:
+                    threat.update(self.reach_cells(t))
+        self.reach_item.show_cells(sorted(zone - threat), sorted(threat))
+
+    # --- drawing ------------------------------------------------------------------
+
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        rect = QRectF(rect)
+        painter.fillRect(rect, OUTSIDE)
+        area = rect.intersected(self.sceneRect())
+        if area.isEmpty():
+            return
+        painter.fillRect(area, BACKGROUND)
+        if not self.show_grid:
+            return
+        scale = painter.worldTransform().m11()
+        px = CELL * scale
+        # Thin the lines out as the map zooms out: every 5th, then every 25th metre.
+        step = 1 if px >= 6 else 5 if px * 5 >= 6 else 25
+        x0 = int(area.left() // CELL) // step * step
+        y0 = int(area.top() // CELL) // step * step
+        x1, y1 = int(area.right() // CELL) + 1, int(area.bottom() // CELL) + 1
+        minor: list[QLineF] = []
+        major: list[QLineF] = []
+        for x in range(x0, x1 + 1, step):
+            (major if x % (step * 5) == 0 else minor).append(
+                QLineF(x * CELL, area.top(), x * CELL, area.bottom()))
+        for y in range(y0, y1 + 1, step):
+            (major if y % (step * 5) == 0 else minor).append(
+                QLineF(area.left(), y * CELL, area.right(), y * CELL))
+        pen = QPen(GRID, 0)  # zero width: cosmetic, one pixel at any zoom
+        painter.setPen(pen)
+        painter.drawLines(minor)
+        pen = QPen(GRID_MAJOR, 0)
+        painter.setPen(pen)
+        painter.drawLines(major)

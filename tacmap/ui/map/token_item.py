@@ -1,0 +1,149 @@
+"""A token on the map: a disc (or portrait) sized to its footprint, name, HP bar, badges."""
+
+from __future__ import annotations
+
+from tacmap.ui.map.look import TokenLook
+from tacmap.ui.qt import (
+    QBrush,
+    QColor,
+    QFont,
+    QGraphicsItem,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QRectF,
+    QStyleOptionGraphicsItem,
+    Qt,
+    QWidget,
+)
+
+CELL = 48.0
+"""Scene units per metre (one grid cell)."""
+
+_NAME_FONT = QFont("DejaVu Sans", 9)
+_NAME_FONT.setBold(True)
+_BADGE_FONT = QFont("DejaVu Sans", 7)
+_BADGE_FONT.setBold(True)
+
+
+class TokenItem(QGraphicsItem):
+    """One token; repainted only when its look changes."""
+
+    def __init__(self, look: TokenLook, pixmap: QPixmap | None = None) -> None:
+        super().__init__()
+        self.look = look
+        self.pixmap = pixmap
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setAcceptHoverEvents(True)
+        # Draw once into a pixmap per zoom level: panning and dragging other
+        # things over it then cost a blit, not a repaint.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setZValue(10)
+        self._apply()
+
+    @property
+    def token_id(self) -> str:
+        """Id of the token drawn."""
+        return self.look.id
+
+    def set_look(self, look: TokenLook) -> None:
+        """Show a changed token (moved, hurt, its turn …)."""
+        if look == self.look:
+            return
+        if look.size != self.look.size:
+            self.prepareGeometryChange()
+        self.look = look
+        self._apply()
+        self.update()
+
+    def _apply(self) -> None:
+        self.setPos(self.look.x * CELL, self.look.y * CELL)
+        self.setToolTip(self.look.tooltip)
+        self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
+
+    def boundingRect(self) -> QRectF:
+        edge = self.look.size * CELL
+        return QRectF(-3, -3, edge + 6, edge + 6)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        look = self.look
+        edge = look.size * CELL
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        colour = QColor(look.colour)
+        if look.down:
+            colour = QColor("#8d8d8d")
+        disc = QRectF(3, 3, edge - 6, edge - 6)
+        if lod * CELL < 14:
+            # Too small for detail: a plain disc reads best.
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawEllipse(disc)
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        if look.active:
+            painter.setPen(QPen(QColor("#ffcc00"), 4))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QRectF(0, 0, edge, edge))
+        if self.isSelected():
+            painter.setPen(QPen(QColor("#ffffff"), 2, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(-1, -1, edge + 2, edge + 2))
+        painter.setPen(QPen(colour.darker(160), 2))
+        painter.setBrush(colour)
+        painter.drawEllipse(disc)
+        if self.pixmap is not None and not self.pixmap.isNull():
+            painter.save()
+            clip = QRectF(disc.adjusted(2, 2, -2, -2))
+            path = QPainterPath()
+            path.addEllipse(clip)
+            painter.setClipPath(path)
+            painter.drawPixmap(clip.toRect(), self.pixmap)
+            painter.restore()
+        if lod * CELL >= 28:
+            self._label(painter, edge)
+            self._hp_bar(painter, edge)
+            self._badges(painter, edge)
+        if look.down:
+            painter.setPen(QPen(QColor("#3a3a3a"), 3))
+            inset = disc.adjusted(8, 8, -8, -8)
+            painter.drawLine(inset.topLeft(), inset.bottomRight())
+            painter.drawLine(inset.topRight(), inset.bottomLeft())
+
+    def _label(self, painter: QPainter, edge: float) -> None:
+        painter.setFont(_NAME_FONT)
+        rect = QRectF(2, edge * 0.30, edge - 4, 16)
+        text = painter.fontMetrics().elidedText(self.look.name, Qt.TextElideMode.ElideRight,
+                                               int(rect.width()))
+        painter.setPen(QColor(0, 0, 0, 150))
+        painter.drawText(rect.translated(1, 1), Qt.AlignmentFlag.AlignCenter, text)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _hp_bar(self, painter: QPainter, edge: float) -> None:
+        look = self.look
+        if look.max_hp <= 0:
+            return
+        frac = max(0.0, min(1.0, look.hp / look.max_hp))
+        bar = QRectF(edge * 0.18, edge - 12, edge * 0.64, 6)
+        painter.setPen(QPen(QColor("#1b1b1b"), 1))
+        painter.setBrush(QColor("#3b3b3b"))
+        painter.drawRect(bar)
+        fill = QColor("#3cc15a") if frac > 0.5 else QColor("#e0b020") if frac > 0.25 \
+            else QColor("#e04040")
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(fill)
+        painter.drawRect(QRectF(bar.x(), bar.y(), bar.width() * frac, bar.height()))
+
+    def _badges(self, painter: QPainter, edge: float) -> None:
+        shown = [c for c in self.look.conditions if c != "dead"][:3]
+        painter.setFont(_BADGE_FONT)
+        for i, condition in enumerate(shown):
+            r = QRectF(edge - 16 - i * 14, 0, 14, 14)
+            painter.setPen(QPen(QColor("#222222"), 1))
+            painter.setBrush(QBrush(QColor("#f5f0dc")))
+            painter.drawEllipse(r)
+            painter.setPen(QColor("#222222"))
+            painter.drawText(r, Qt.AlignmentFlag.AlignCenter, condition[:1].upper())
+

@@ -1,0 +1,198 @@
+"""The map view: zoom round the cursor, pan, select, and drag tokens through the referee."""
+
+from __future__ import annotations
+
+from tacmap.engine.referee import Referee
+from tacmap.ui.map.drag import DragController, describe_cost
+from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
+from tacmap.ui.map.token_item import CELL
+from tacmap.ui.qt import (
+    QGraphicsView,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPoint,
+    Qt,
+    QWheelEvent,
+    QWidget,
+    Signal,
+)
+
+MIN_SCALE, MAX_SCALE = 0.01, 6.0
+STEP = 1.25
+
+
+class MapView(QGraphicsView):
+    """Shows a MapScene; the GM's gestures become commands to the referee."""
+
+    message = Signal(str)
+    """A line for the status bar (a move's cost, why a move was refused)."""
+
+    def __init__(self, scene: MapScene, referee: Referee | None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.map_scene = scene
+        self.controller = DragController(scene, referee) if referee is not None else None
+        self.setRenderHints(QPainter.RenderHint.Antialiasing
+                            | QPainter.RenderHint.TextAntialiasing
+                            | QPainter.RenderHint.SmoothPixmapTransform)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setMouseTracking(True)
+        self._pan_from: QPoint | None = None
+        self._space = False
+        self.show_all_reach = False
+
+    # --- zoom and pan ---------------------------------------------------------------
+
+    @property
+    def zoom(self) -> float:
+        """Screen pixels per scene unit."""
+        return float(self.transform().m11())
+
+    def set_zoom(self, scale: float) -> None:
+        """Zoom to ``scale`` (clamped), keeping the point under the mouse still."""
+        scale = max(MIN_SCALE, min(MAX_SCALE, scale))
+        factor = scale / self.zoom
+        if abs(factor - 1) > 1e-9:
+            self.scale(factor, factor)
+        self.map_scene.set_overview(self.zoom * CELL < OVERVIEW_BELOW)
+
+    def zoom_by(self, factor: float) -> None:
+        """Zoom in (factor > 1) or out."""
+        self.set_zoom(self.zoom * factor)
+
+    def fit(self) -> None:
+        """Show the whole encounter: all tokens and walls, or the whole map."""
+        rect = self.map_scene.itemsBoundingRect().intersected(self.map_scene.sceneRect())
+        if rect.isEmpty():
+            rect = self.map_scene.sceneRect()
+        self.fitInView(rect.adjusted(-CELL, -CELL, CELL, CELL), Qt.AspectRatioMode.KeepAspectRatio)
+        self.set_zoom(self.zoom)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom_by(STEP ** steps)
+        event.accept()
+
+    def _pan(self, delta: QPoint) -> None:
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+
+    # --- mouse ------------------------------------------------------------------------
+
+    def _cell_at(self, event: QMouseEvent) -> tuple[float, float]:
+        p = self.mapToScene(event.position().toPoint())
+        return (p.x() / CELL, p.y() / CELL)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        button = event.button()
+        dragging = self.controller is not None and self.controller.drag is not None
+        if button == Qt.MouseButton.MiddleButton or (button == Qt.MouseButton.LeftButton
+                                                     and self._space):
+            self._pan_from = event.position().toPoint()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if button == Qt.MouseButton.RightButton and dragging:
+            assert self.controller is not None
+            self.controller.add_waypoint()
+            event.accept()
+            return
+        if button == Qt.MouseButton.LeftButton and self.controller is not None:
+            fx, fy = self._cell_at(event)
+            token = self.map_scene.token_at((int(fx // 1), int(fy // 1)))
+            if token is not None:
+                item = self.map_scene.items_by_id.get(token.id)
+                if item is not None and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                    if not item.isSelected():
+                        self.map_scene.clearSelection()
+                    item.setSelected(True)
+                self.controller.begin(token.id, (fx - token.x, fy - token.y))
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            now = event.position().toPoint()
+            self._pan(now - self._pan_from)
+            self._pan_from = now
+            event.accept()
+            return
+        if self.controller is not None and self.controller.drag is not None:
+            preview = self.controller.move_to(self._cell_at(event))
+            if preview is not None:
+                text = describe_cost(preview)
+                if not preview.legal:
+                    text = f"{text} — {preview.reason}" if text else preview.reason
+                if preview.leaves:
+                    state = self.controller.referee.state
+                    names = ", ".join(state.tokens[e].name for e, _ in preview.leaves)
+                    text += f" — leaves the reach of {names}"
+                self.message.emit(text)
+            event.accept()
+            return
+        if not self.show_all_reach and event.buttons() == Qt.MouseButton.NoButton:
+            fx, fy = self._cell_at(event)
+            token = self.map_scene.token_at((int(fx // 1), int(fy // 1)))
+            self.map_scene.show_reach([token] if token is not None else [])
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
+                                                             Qt.MouseButton.LeftButton):
+            self._pan_from = None
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.LeftButton and self.controller is not None \
+                and self.controller.drag is not None:
+            self.controller.move_to(self._cell_at(event))
+            override = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            text = self.controller.finish(override)
+            if text:
+                self.message.emit(text)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # --- keys ---------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = Qt.Key(event.key())
+        dragging = self.controller is not None and self.controller.drag is not None
+        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        elif key == Qt.Key.Key_Escape and dragging:
+            assert self.controller is not None
+            self.controller.cancel()
+            self.message.emit("Move cancelled")
+        elif key == Qt.Key.Key_W and dragging:
+            assert self.controller is not None
+            self.controller.add_waypoint()
+        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down):
+            d = 60
+            delta = {Qt.Key.Key_Left: QPoint(d, 0), Qt.Key.Key_Right: QPoint(-d, 0),
+                     Qt.Key.Key_Up: QPoint(0, d), Qt.Key.Key_Down: QPoint(0, -d)}[key]
+            self._pan(delta)
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().unsetCursor()
+        super().keyReleaseEvent(event)
+
+    def toggle_all_reach(self, on: bool) -> None:
+        """Show every living token's reach at once (or go back to hover only)."""
+        self.show_all_reach = on
+        tokens = [t for t in self.map_scene.state.tokens.values() if t.alive] if on else []
+        self.map_scene.show_reach(tokens)

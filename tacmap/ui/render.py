@@ -1,0 +1,43 @@
+"""``tacmap render``: the map drawn offscreen through the same scene code as the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tacmap.engine.ruleset import Ruleset
+from tacmap.engine.state import Encounter
+from tacmap.ui.map.scene import MapScene
+from tacmap.ui.map.token_item import CELL
+from tacmap.ui.qt import QApplication, QColor, QImage, QPainter, QRectF, Qt
+
+MAX_EDGE = 4096
+
+
+def app() -> QApplication:
+    """The running QApplication, made if needed (offscreen works without a screen)."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    return QApplication([])
+
+
+def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | None = None,
+           player: bool = False, px_per_metre: float = 40.0) -> tuple[int, int]:
+    """Draw the whole map to a PNG; returns its size in pixels."""
+    app()
+    scene = MapScene(state, ruleset, images, player)
+    scene.set_overview(px_per_metre < 7)
+    rect = scene.sceneRect()
+    scale = min(px_per_metre / CELL, MAX_EDGE / max(rect.width(), rect.height()))
+    scene.set_overview(scale * CELL < 7)
+    w, h = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
+    image = QImage(w, h, QImage.Format.Format_ARGB32)
+    image.fill(QColor("#ece6d6"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+    scene.render(painter, QRectF(0, 0, w, h), rect, Qt.AspectRatioMode.KeepAspectRatio)
+    painter.end()
+    if not image.save(str(out), b"PNG"):
+        raise OSError(f"cannot write {out}")
+    return w, h

@@ -1,0 +1,141 @@
+"""An open encounter: its file, referee, autosave and recent-files list (no widgets here)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import platformdirs
+
+from tacmap.engine import storage
+from tacmap.engine.errors import InputError
+from tacmap.engine.referee import Change, Entry, Referee
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import Encounter
+
+RECENT_MAX = 10
+
+
+def home() -> Path:
+    """Where tacmap keeps autosaves and the recent list (TACMAP_HOME overrides, for tests)."""
+    override = os.environ.get("TACMAP_HOME")
+    return Path(override) if override else platformdirs.user_data_path("tacmap", appauthor=False)
+
+
+class Session:
+    """One encounter being played: saves, autosaves after every change, remembers its file."""
+
+    def __init__(self, registry: Registry, state: Encounter, log: list[Entry] | None = None,
+                 path: Path | None = None, images: str = "images") -> None:
+        self.registry = registry
+        self.path = path
+        self.images = images
+        self.referee = Referee(state, registry.get(state.ruleset), log or [])
+        self.saved_version = 0
+        self.referee.subscribe(self._changed)
+        self.on_autosave_error: Callable[[str], None] = lambda msg: None
+
+    @classmethod
+    def open(cls, registry: Registry, path: Path) -> Session:
+        """Read ``path``; InputError with one sentence if it cannot be used."""
+        loaded = storage.load(path, registry)
+        session = cls(registry, loaded.state, loaded.log, path, loaded.images)
+        remember(path)
+        return session
+
+    @property
+    def dirty(self) -> bool:
+        """Changed since the last save."""
+        return self.referee.version != self.saved_version
+
+    @property
+    def title(self) -> str:
+        """Window title: encounter name, file, a star when unsaved."""
+        name = self.referee.state.name
+        where = self.path.name if self.path else "unsaved"
+        return f"{'*' if self.dirty else ''}{name} — {where} — tacmap"
+
+    @property
+    def image_folder(self) -> Path | None:
+        """Folder image paths are relative to (None until the encounter has a file)."""
+        return self.path.parent / self.images if self.path else None
+
+    def save(self, path: Path | None = None) -> Path:
+        """Write the encounter (to ``path``, or where it came from)."""
+        target = path or self.path
+        if target is None:
+            raise InputError("choose where to save this encounter first")
+        storage.save(target, self.referee.state, self.referee.log, self.images)
+        self.discard_autosave()
+        self.path = target
+        self.saved_version = self.referee.version
+        remember(target)
+        return target
+
+    # --- autosave ---------------------------------------------------------------------
+
+    @property
+    def autosave_path(self) -> Path:
+        """The autosave file for this encounter."""
+        key = str(self.path.resolve()) if self.path else f"untitled-{os.getpid()}"
+        digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+        return home() / "autosave" / f"{digest}.tacmap"
+
+    def _changed(self, change: Change, entry: Entry | None) -> None:
+        try:
+            folder = self.autosave_path.parent
+            folder.mkdir(parents=True, exist_ok=True)
+            storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images)
+            (folder / (self.autosave_path.name + ".src")).write_text(
+                str(self.path.resolve()) if self.path else "", encoding="utf-8")
+        except OSError as err:
+            self.on_autosave_error(f"autosave failed: {err.strerror or err}")
+
+    def discard_autosave(self) -> None:
+        """Forget the autosave (after a save or a clean quit)."""
+        auto = self.autosave_path
+        for p in (auto, auto.with_name(auto.name + ".bak"), auto.with_name(auto.name + ".src")):
+            p.unlink(missing_ok=True)
+
+    def newer_autosave(self) -> Path | None:
+        """An autosave left by a crash that is newer than this encounter's file."""
+        auto = self.autosave_path
+        if not auto.is_file() or self.path is None or not self.path.is_file():
+            return None
+        if auto.stat().st_mtime <= self.path.stat().st_mtime:
+            return None
+        return auto
+
+    def restore_autosave(self) -> None:
+        """Replace the state with the autosave's (it is then the unsaved state)."""
+        loaded = storage.load(self.autosave_path, self.registry)
+        referee = Referee(loaded.state, self.registry.get(loaded.state.ruleset), loaded.log)
+        referee.listeners = self.referee.listeners
+        self.referee = referee
+        self.saved_version = -1
+
+
+def recent() -> list[Path]:
+    """Recently opened or saved files that still exist, newest first."""
+    try:
+        names = json.loads((home() / "recent.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(names, list):
+        return []
+    return [Path(n) for n in names if isinstance(n, str) and Path(n).is_file()][:RECENT_MAX]
+
+
+def remember(path: Path) -> None:
+    """Put ``path`` at the top of the recent list (best effort)."""
+    entries = [str(path.resolve())] + [str(p) for p in recent() if p.resolve() != path.resolve()]
+    try:
+        home().mkdir(parents=True, exist_ok=True)
+        storage_tmp = home() / "recent.json.tmp"
+        storage_tmp.write_text(json.dumps(entries[:RECENT_MAX]), encoding="utf-8")
+        storage_tmp.replace(home() / "recent.json")
+    except OSError:
+        pass

@@ -1,0 +1,388 @@
+"""The main window: the map in the middle, menus, status bar, docks for the panels."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from tacmap.engine.commands import Command, SetMapImage, describe
+from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.referee import Change, Entry
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import MapSpec
+from tacmap.ui.map.scene import MapScene
+from tacmap.ui.map.view import MapView
+from tacmap.ui.qt import (
+    QAction,
+    QCloseEvent,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QKeySequence,
+    QListWidget,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSpinBox,
+    Qt,
+)
+from tacmap.ui.session import Session, recent
+
+FILTER = "tacmap encounters (*.tacmap);;All files (*)"
+IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
+
+#: ``ask(question) -> bool``; the window asks the GM through this (tests answer it).
+Ask = Callable[[str], bool]
+#: ``tell(problem)``: a problem the GM must see (a dialog; tests collect them).
+Tell = Callable[[str], None]
+
+
+class PlayerView(QMainWindow):
+    """The window the GM shares: the map only, no stat blocks, no enemy hit points."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.setWindowTitle("tacmap — player view")
+        self.scene = MapScene(session.referee.state, session.referee.ruleset,
+                              session.image_folder, player=True)
+        self.view = MapView(self.scene, None)
+        self.setCentralWidget(self.view)
+        self.resize(1000, 700)
+
+    def sync(self, session: Session) -> None:
+        """Follow the GM's map."""
+        self.scene.sync(session.referee.state)
+
+
+class MainWindow(QMainWindow):
+    """The GM's window on one encounter."""
+
+    def __init__(self, registry: Registry, session: Session, ask: Ask | None = None,
+                 tell: Tell | None = None) -> None:
+        super().__init__()
+        self.registry = registry
+        self.ask: Ask = ask or self._ask_dialog
+        self.tell: Tell = tell or self._tell_dialog
+        self.session = session
+        self.player: PlayerView | None = None
+        self.log_list = QListWidget()
+        dock = QDockWidget("Log", self)
+        dock.setObjectName("log")
+        dock.setWidget(self.log_list)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.log_dock = dock
+        self._build_menus()
+        self._bind(session)
+        self.resize(1280, 800)
+
+    # --- binding a session -------------------------------------------------------------
+
+    def _bind(self, session: Session) -> None:
+        self.session = session
+        session.on_autosave_error = lambda msg: self.statusBar().showMessage(msg, 8000)
+        self.scene = MapScene(session.referee.state, session.referee.ruleset,
+                              session.image_folder)
+        self.view = MapView(self.scene, session.referee)
+        self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.setCentralWidget(self.view)
+        session.referee.subscribe(self._on_change)
+        self._refill_log()
+        self._refresh()
+        self.view.fit()
+        if self.player is not None:
+            self.player.close()
+            self.player = None
+
+    def _on_change(self, change: Change, entry: Entry | None) -> None:
+        if entry is not None:
+            if change == "undo":
+                self.log_list.takeItem(self.log_list.count() - 1)
+            else:
+                self.log_list.addItem(self._entry_text(entry))
+                self.log_list.scrollToBottom()
+        self._refresh()
+
+    def _entry_text(self, entry: Entry) -> str:
+        lines = [f"» {describe(entry.command)}"]
+        lines += [f"   {ev.text(self.session.referee.state)}" for ev in entry.events]
+        return "\n".join(lines)
+
+    def _refill_log(self) -> None:
+        self.log_list.clear()
+        for entry in self.session.referee.log:
+            self.log_list.addItem(self._entry_text(entry))
+        self.log_list.scrollToBottom()
+
+    def _refresh(self) -> None:
+        self.scene.sync(self.session.referee.state)
+        if self.player is not None:
+            self.player.sync(self.session)
+        self.setWindowTitle(self.session.title)
+        self.undo_action.setEnabled(bool(self.session.referee.log))
+        self.redo_action.setEnabled(bool(self.session.referee.redo_stack))
+
+    # --- menus ----------------------------------------------------------------------------
+
+    def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
+                keys: QKeySequence.StandardKey | str | None = None,
+                checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        if keys is not None:
+            action.setShortcut(QKeySequence(keys))
+        action.setCheckable(checkable)
+        action.triggered.connect(lambda checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&New…", self.new_encounter, QKeySequence.StandardKey.New)
+        self._action(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file.addSeparator()
+        self._action(file, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        file.addSeparator()
+        self._action(file, "Load Map &Image…", self.load_image)
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        edit = bar.addMenu("&Edit")
+        self.undo_action = self._action(edit, "&Undo", self.undo, QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action(edit, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
+        view = bar.addMenu("&View")
+        self._action(view, "Zoom &In", lambda: self.view.zoom_by(1.25), "Ctrl+=")
+        self._action(view, "Zoom &Out", lambda: self.view.zoom_by(0.8), "Ctrl+-")
+        self._action(view, "&Fit Encounter", lambda: self.view.fit(), "Ctrl+0")
+        view.addSeparator()
+        grid = self._action(view, "Show &Grid", lambda: None, "G", checkable=True)
+        grid.setChecked(True)
+        grid.toggled.connect(self._toggle_grid)
+        reach = self._action(view, "Show All &Reach", lambda: None, "R", checkable=True)
+        reach.toggled.connect(lambda on: self.view.toggle_all_reach(on))
+        self._action(view, "&Align Map Image…", self.align_image)
+        view.addSeparator()
+        self._action(view, "&Player View", self.show_player_view, "F11")
+        view.addAction(self.log_dock.toggleViewAction())
+
+    def _toggle_grid(self, on: bool) -> None:
+        self.scene.show_grid = on
+        self.scene.update()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = recent()
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for path in files:
+            self._action(self.recent_menu, str(path), self._opener(path))
+
+    def _opener(self, path: Path) -> Callable[[], bool]:
+        return lambda: self.open_path(path)
+
+    # --- files ----------------------------------------------------------------------------
+
+    def _ask_dialog(self, question: str) -> bool:
+        answer = QMessageBox.question(self, "tacmap", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _tell_dialog(self, text: str) -> None:
+        QMessageBox.warning(self, "tacmap", text)
+
+    def _error(self, text: str) -> None:
+        self.statusBar().showMessage(text, 15000)
+        self.tell(text)
+
+    def _may_leave(self) -> bool:
+        """True when the current encounter may be closed (saved, or the GM said so)."""
+        if not self.session.dirty:
+            return True
+        if self.ask("This encounter has unsaved changes. Save them first?"):
+            return self.save()
+        return True
+
+    def open_path(self, path: Path) -> bool:
+        """Open an encounter file; a bad file leaves the current one as it was."""
+        if not self._may_leave():
+            return False
+        try:
+            session = Session.open(self.registry, path)
+        except InputError as err:
+            self._error(str(err))
+            return False
+        self.session.discard_autosave()
+        if session.newer_autosave() is not None and self.ask(
+                f"tacmap closed without saving {path.name}. Restore the unsaved changes?"):
+            session.restore_autosave()
+        self._bind(session)
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_dialog(self) -> None:
+        """File ▸ Open."""
+        name, _ = QFileDialog.getOpenFileName(self, "Open encounter", "", FILTER)
+        if name:
+            self.open_path(Path(name))
+
+    def new_encounter(self) -> None:
+        """File ▸ New: pick a ruleset and a map size."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("New encounter")
+        form = QFormLayout(dialog)
+        rulesets = QComboBox()
+        for rid in self.registry.ids():
+            rulesets.addItem(f"{self.registry.manifests[rid].name} ({rid})", rid)
+        width, height = QSpinBox(), QSpinBox()
+        for box, value in ((width, 30), (height, 20)):
+            box.setRange(1, 10_000)
+            box.setValue(value)
+            box.setSuffix(" m")
+        form.addRow("Ruleset", rulesets)
+        form.addRow("Width", width)
+        form.addRow("Height", height)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        form.addRow(buttons)
+        if dialog.exec() != QDialog.DialogCode.Accepted or not self._may_leave():
+            return
+        self.start_new(str(rulesets.currentData()), width.value(), height.value())
+
+    def start_new(self, ruleset_id: str, width: int, height: int) -> None:
+        """An empty, unsaved encounter."""
+        ruleset = self.registry.get(ruleset_id)
+        state = ruleset.new_encounter("New encounter", int.from_bytes(os.urandom(4), "big"))
+        state.map = MapSpec(width, height)
+        self.session.discard_autosave()
+        self._bind(Session(self.registry, state))
+
+    def save(self) -> bool:
+        """File ▸ Save (asks where when the encounter has no file yet)."""
+        if self.session.path is None:
+            return self.save_as()
+        return self._save_to(self.session.path)
+
+    def save_as(self) -> bool:
+        """File ▸ Save As."""
+        name, _ = QFileDialog.getSaveFileName(self, "Save encounter", "", FILTER)
+        if not name:
+            return False
+        path = Path(name)
+        if path.suffix != ".tacmap":
+            path = path.with_suffix(".tacmap")
+        return self._save_to(path)
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.session.save(path)
+        except OSError as err:
+            self._error(f"Could not save {path}: {err.strerror or err}")
+            return False
+        self._refresh()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def load_image(self) -> None:
+        """File ▸ Load Map Image: copy it beside the encounter and show it under the grid."""
+        folder = self.session.image_folder
+        if folder is None:
+            self._error("Save the encounter first: its images are kept beside its file.")
+            return
+        name, _ = QFileDialog.getOpenFileName(self, "Map image", "", IMAGES)
+        if name:
+            self.use_image(Path(name))
+
+    def use_image(self, source: Path) -> None:
+        """Copy ``source`` into the image folder and set it as the map image."""
+        folder = self.session.image_folder
+        assert folder is not None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if source.resolve().parent != folder.resolve():
+                shutil.copy2(source, folder / source.name)
+        except OSError as err:
+            self._error(f"Could not copy {source.name}: {err.strerror or err}")
+            return
+        m = self.session.referee.state.map
+        self.run(SetMapImage(source.name, m.image_offset, m.image_scale))
+
+    def align_image(self) -> None:
+        """View ▸ Align Map Image: offset in metres and metres per image pixel."""
+        m = self.session.referee.state.map
+        if m.image is None:
+            self._error("There is no map image to align: File ▸ Load Map Image first.")
+            return
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Align map image")
+        form = QFormLayout(dialog)
+        ox, oy, scale = QDoubleSpinBox(), QDoubleSpinBox(), QDoubleSpinBox()
+        for box in (ox, oy):
+            box.setRange(-10_000, 10_000)
+            box.setSuffix(" m")
+            box.setSingleStep(0.1)
+        scale.setDecimals(4)
+        scale.setRange(0.0001, 100)
+        scale.setSingleStep(0.001)
+        scale.setSuffix(" m per pixel")
+        ox.setValue(m.image_offset[0])
+        oy.setValue(m.image_offset[1])
+        scale.setValue(m.image_scale)
+        form.addRow("Left edge at", ox)
+        form.addRow("Top edge at", oy)
+        form.addRow("Scale", scale)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        form.addRow(buttons)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.run(SetMapImage(m.image, (ox.value(), oy.value()), scale.value()))
+
+    # --- commands -------------------------------------------------------------------------
+
+    def run(self, command: Command) -> bool:
+        """Send a command to the referee; a refusal goes to the status bar."""
+        try:
+            self.session.referee.execute(command)
+        except RuleError as err:
+            self.statusBar().showMessage(f"Refused: {err}", 10000)
+            return False
+        return True
+
+    def undo(self) -> None:
+        """Edit ▸ Undo."""
+        entry = self.session.referee.undo()
+        if entry is not None:
+            self.statusBar().showMessage(f"Undone: {describe(entry.command)}", 5000)
+
+    def redo(self) -> None:
+        """Edit ▸ Redo (re-applies what happened; dice are not rolled again)."""
+        entry = self.session.referee.redo()
+        if entry is not None:
+            self.statusBar().showMessage(f"Redone: {describe(entry.command)}", 5000)
+
+    def show_player_view(self) -> None:
+        """View ▸ Player View: a second window for the table."""
+        if self.player is None:
+            self.player = PlayerView(self.session)
+        self.player.show()
+        self.player.raise_()
+        self.player.view.fit()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._may_leave():
+            event.ignore()
+            return
+        self.session.discard_autosave()
+        if self.player is not None:
+            self.player.close()
+        event.accept()
+

@@ -1,0 +1,131 @@
+"""The map window driven by real mouse gestures: every drag goes through the referee."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tacmap.engine.commands import FreeMove, Move
+from tacmap.engine.events import LeftReach, TokenMoved
+from tacmap.engine.ruleset import Registry
+from tacmap.ui.map.token_item import CELL
+from tacmap.ui.qt import QApplication, QPointF, Qt
+from tacmap.ui.window import MainWindow
+from tests.ui.conftest import drag
+
+
+def status(win: MainWindow) -> str:
+    return win.statusBar().currentMessage()
+
+
+def test_a_diagonal_drag_shows_and_costs_two_metres_a_step(window: MainWindow) -> None:
+    view = window.view
+    drag(view, [(1, 1), (2, 2), (3, 3)], release=False)
+    overlay = window.scene.overlay.view
+    assert overlay is not None
+    assert overlay.label == "4 m of 6 m"
+    assert overlay.cells[-1] == (3, 3) and overlay.step_costs[-1] == 4.0
+    assert "4 m of 6 m" in status(window)
+    drag(view, [(3, 3)], release=True)  # let go where the mouse is
+    entry = window.session.referee.log[-1]
+    assert entry.command == Move("ana", ((3, 3),))
+    moved = [e for e in entry.events if isinstance(e, TokenMoved)]
+    assert moved and moved[0].cost == 4.0
+    item = window.scene.items_by_id["ana"]
+    assert item.pos() == QPointF(3 * CELL, 3 * CELL)
+    assert window.scene.overlay.view is None
+
+
+def test_leaving_reach_is_warned_while_dragging_and_reported_by_the_engine(
+        window: MainWindow) -> None:
+    drag(window.view, [(1, 1), (1, 2), (1, 4)], release=False)
+    overlay = window.scene.overlay.view
+    assert overlay is not None
+    assert [name for _, _, name in overlay.leaves] == ["Grul"]
+    assert overlay.leaves[0][0] == (1, 2)  # the first step out, drawn where it happens
+    assert "leaves the reach of Grul" in status(window)
+    drag(window.view, [(1, 4)])
+    events = window.session.referee.log[-1].events
+    assert LeftReach("ana", "grul", 1) in events
+
+
+def test_an_illegal_drag_snaps_back_with_the_reason(window: MainWindow) -> None:
+    before = len(window.session.referee.log)
+    drag(window.view, [(1, 1), (3, 3), (5, 5)])
+    assert len(window.session.referee.log) == before
+    assert window.session.referee.state.tokens["ana"].cell == (1, 1)
+    assert window.scene.items_by_id["ana"].pos() == QPointF(CELL, CELL)
+    assert status(window) == "Not moved: Ana can move 6 m, this path is 8 m"
+
+
+def test_dragging_out_of_turn_is_refused(window: MainWindow) -> None:
+    drag(window.view, [(1, 3), (1, 5)])
+    assert status(window) == "Not moved: it is not Bo's turn"
+    assert window.session.referee.state.tokens["bo"].cell == (1, 3)
+
+
+def test_undo_puts_the_token_back(window: MainWindow, qtbot: object) -> None:
+    drag(window.view, [(1, 1), (1, 3), (2, 3)])
+    assert window.session.referee.state.tokens["ana"].cell == (2, 3)
+    window.undo_action.trigger()
+    QApplication.processEvents()
+    assert window.session.referee.state.tokens["ana"].cell == (1, 1)
+    assert window.scene.items_by_id["ana"].pos() == QPointF(CELL, CELL)
+    window.redo_action.trigger()
+    assert window.scene.items_by_id["ana"].pos() == QPointF(2 * CELL, 3 * CELL)
+
+
+def test_shift_drag_is_a_logged_gm_override(window: MainWindow) -> None:
+    drag(window.view, [(8, 3), (9, 5), (0, 8)], mods=Qt.KeyboardModifier.ShiftModifier)
+    assert window.session.referee.log[-1].command == FreeMove("zog", (0, 8))
+    assert "GM moves Zog" in status(window)
+
+
+def test_a_right_click_drops_a_waypoint(window: MainWindow) -> None:
+    drag(window.view, [(1, 1), (1, 2), (0, 2), (0, 5)], waypoints=(2,))
+    assert window.session.referee.log[-1].command == Move("ana", ((0, 2), (0, 5)))
+    assert window.session.referee.state.tokens["ana"].cell == (0, 5)
+
+
+def test_zooming_far_out_draws_marks_in_one_pass(window: MainWindow) -> None:
+    view = window.view
+    view.set_zoom(0.05)
+    assert window.scene.overview and not window.scene.token_layer.isVisible()
+    view.set_zoom(1.0)
+    assert not window.scene.overview and window.scene.token_layer.isVisible()
+    view.fit()
+    assert view.zoom > 0.3  # a 12×10 map fills the window
+
+
+def test_hovering_a_token_shows_its_reach(window: MainWindow) -> None:
+    window.scene.show_reach([window.session.referee.state.tokens["zog"]])
+    # Zog is 2×2 with reach 2 under the rectilinear rule.
+    zone = {(round(r.x() / CELL), round(r.y() / CELL)) for r in window.scene.reach_item.zone}
+    assert (6, 3) in zone and (7, 3) in zone and (10, 3) in zone
+    assert (6, 2) not in zone  # diagonal: 3 m away
+
+
+def test_opening_a_bad_file_keeps_the_current_encounter(window: MainWindow,
+                                                        tmp_path: Path) -> None:
+    bad = tmp_path / "bad.tacmap"
+    bad.write_text("{")
+    state = window.session.referee.state
+    assert not window.open_path(bad)
+    assert window.session.referee.state is state
+    assert "ends too early" in status(window)
+    assert window.told == [f"{bad}: the file ends too early: it looks truncated"]  # type: ignore[attr-defined]
+
+
+def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: Registry,
+                                                  encounter_file: Path) -> None:
+    drag(window.view, [(1, 1), (1, 3)])
+    auto = window.session.autosave_path
+    assert auto.is_file()
+    from tacmap.ui.session import Session
+
+    again = Session.open(registry, encounter_file)
+    assert again.newer_autosave() == auto
+    again.restore_autosave()
+    assert again.referee.state.tokens["ana"].cell == (1, 3)
+    assert again.dirty
+    window.save()
+    assert not auto.exists()

@@ -1,0 +1,89 @@
+"""Smoke test: the real window opens under Xvfb (the xcb platform) and draws the map.
+
+Screenshots land in $TACMAP_SHOTS (default: the test's temporary folder) so a
+person can look at them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tacmap.engine import storage
+from tests.conftest import TEST_RULESETS
+from tests.engine.helpers import skirmish_state
+
+CHILD = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from tacmap.engine.ruleset import Registry
+    from tacmap.ui.app import open_window
+    from tacmap.ui.qt import QApplication, QTimer
+
+    file, shot = Path(sys.argv[1]), sys.argv[2]
+    registry = Registry([sys.argv[3]], warn=lambda m: None)
+    app, window = open_window(registry, file)
+    window.resize(1200, 800)
+    window.show()
+
+    def snap():
+        try:
+            window.view.fit()
+            QApplication.processEvents()
+            image = QApplication.primaryScreen().grabWindow(0)
+            image.save(shot)
+            print(QApplication.platformName(), image.width(), image.height(),
+                  len(window.scene.items_by_id))
+        finally:
+            app.quit()
+
+    QTimer.singleShot(800, snap)
+    sys.exit(app.exec())
+""")
+
+
+@pytest.fixture
+def xvfb() -> Iterator[str]:
+    """A virtual screen for the test, started and stopped here."""
+    if shutil.which("Xvfb") is None:
+        if os.environ.get("CI"):
+            pytest.fail("Xvfb is missing: .ci/run installs it")
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    display = f":{90 + os.getpid() % 100}"
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        lock = Path(f"/tmp/.X11-unix/X{display[1:]}")
+        for _ in range(100):
+            if lock.exists():
+                break
+            time.sleep(0.05)
+        yield display
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_real_window_opens_and_draws(xvfb: str, tmp_path: Path,
+                                         tacmap_home: Path) -> None:
+    path = tmp_path / "fight.tacmap"
+    storage.save(path, skirmish_state(), [])
+    shots = Path(os.environ.get("TACMAP_SHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / "real-window.png"
+    env = dict(os.environ, DISPLAY=xvfb, QT_QPA_PLATFORM="xcb", TACMAP_HOME=str(tacmap_home))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(shot), str(TEST_RULESETS)],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    platform, width, height, tokens = done.stdout.split()
+    assert platform == "xcb" and int(width) == 1280 and int(height) == 900
+    assert int(tokens) == 4
+    assert shot.stat().st_size > 10_000  # a real picture, not a blank screen
