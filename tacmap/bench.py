@@ -138,18 +138,18 @@ def run(registry: Registry, quick: bool = False) -> list[Figure]:
         registry._loaded.setdefault(ruleset.id, ruleset)
         figures.append(_figure("load 2,000 tokens + 10,000 events",
                                _time(lambda: storage.load(path, registry), n), 200.0, "max"))
-    figures.extend(_ruleset_figures(ruleset, reps))
+    for rid in registry.ids():
+        figures.extend(_ruleset_figures(registry.get(rid), reps))
     return figures
 
 
 def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
+    """The figures a ruleset measures itself (attack execute, odds), named with its id."""
     bench = getattr(ruleset, "bench", None)
     if bench is None:
         return []
-    out = []
-    for name, fn, budget in bench():
-        out.append(_figure(name, _time(fn, reps), budget))
-    return out
+    return [_figure(f"{ruleset.id}: {name}", _time(fn, reps), budget)
+            for name, fn, budget in bench()]
 
 
 def main(registry: Registry, as_json: bool = False, quick: bool = False) -> int:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from tacmap.engine import grid, odds
-from tacmap.engine.codec import record, registered
+from tacmap.engine.codec import record
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import InputError, RuleError
@@ -91,28 +91,9 @@ SAVE_NAMES = {
 
 # --------------------------------------------------------------------------- records
 
-_T = TypeVar("_T")
 
 
-def _record_once(name: str) -> Callable[[type[_T]], type[_T]]:
-    """``record(name)``, but a second load of this file reuses the class registered first.
-
-    Every ``Registry`` executes rules.py afresh, and the codec refuses a record name
-    that another class object holds, so without this a second registry in one process
-    (the command line run from a test, say) could not load Speed Rank.
-    """
-
-    def wrap(cls: type[_T]) -> type[_T]:
-        old = registered(name)
-        if old is not None and (old.__module__, old.__qualname__) == (cls.__module__,
-                                                                      cls.__qualname__):
-            return old
-        return record(name)(cls)
-
-    return wrap
-
-
-@_record_once("speed_rank_plan")
+@record("speed_rank_plan")
 @dataclass(frozen=True)
 class Plan:
     """A multi-phase action on the timeline, and what it does when it ends."""
@@ -129,7 +110,7 @@ class Plan:
     """Target token id, for a spell."""
 
 
-@_record_once("speed_rank_round")
+@record("speed_rank_round")
 @dataclass(frozen=True)
 class Round:
     """The round as Speed Rank plays it: the sides' initiative, the timeline, whose turn."""

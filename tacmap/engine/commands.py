@@ -119,6 +119,20 @@ class SetValue(Command):
     """New value; null removes it."""
 
 
+@record("set_condition")
+@dataclass(frozen=True)
+class SetCondition(Command):
+    """GM: give a token a condition, or take one away."""
+
+    override = True
+    token: str
+    """Token id."""
+    condition: str
+    """Condition name (``"prone"``)."""
+    on: bool = True
+    """True to add it, False to remove it."""
+
+
 @record("reorder")
 @dataclass(frozen=True)
 class Reorder(Command):

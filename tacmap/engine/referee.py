@@ -22,6 +22,7 @@ from tacmap.engine.commands import (
     Command,
     FreeMove,
     RemoveToken,
+    SetCondition,
     SetHp,
     SetMapImage,
     SetValue,
@@ -29,6 +30,7 @@ from tacmap.engine.commands import (
 from tacmap.engine.dice import DiceSource, SeededDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
+    ConditionChanged,
     Event,
     HpChanged,
     MapImageChanged,
@@ -172,6 +174,14 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     elif isinstance(cmd, SetValue):
         token = state.token(cmd.token)
         ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), cmd.value, "GM"))
+    elif isinstance(cmd, SetCondition):
+        token = state.token(cmd.token)
+        has = cmd.condition in token.conditions
+        if not cmd.condition.strip():
+            raise RuleError("a condition needs a name")
+        if has == cmd.on:
+            raise RuleError(f"{token.name} {'is already' if has else 'is not'} {cmd.condition}")
+        ctx.emit(ConditionChanged(token.id, cmd.condition, cmd.on))
     elif isinstance(cmd, SetMapImage):
         if cmd.image is not None:
             try:

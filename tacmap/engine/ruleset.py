@@ -15,6 +15,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from tacmap.engine.commands import Command, Move
@@ -282,15 +283,23 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
                     folder=path.parent, builtin=builtin, diagonal=diagonal, data=data)
 
 
+#: rules.py modules already run in this process, by path: running one twice would
+#: register its records twice (and is wasted work for every new Registry).
+_MODULES: dict[Path, ModuleType] = {}
+
+
 def _load_rules(manifest: Manifest) -> Ruleset:
-    path = manifest.folder / "rules.py"
-    name = f"tacmap_ruleset_{manifest.id}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None or not path.is_file():
-        raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    path = (manifest.folder / "rules.py").resolve()
+    module = _MODULES.get(path)
+    if module is None:
+        name = f"tacmap_ruleset_{manifest.id}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None or not path.is_file():
+            raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        _MODULES[path] = module
     create = getattr(module, "create", None)
     if create is None:
         raise InputError(f"{path}: defines no create(manifest) function")

@@ -122,6 +122,8 @@ class ActionOption:
     """Whether it can be taken now."""
     reason: str = ""
     """Why not, when disabled."""
+    detail: str = ""
+    """Which variant the option means (the spell of a "Cast …", a weapon), for the Act."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from tacmap.engine.commands import (
     Move,
     RemoveToken,
     Reorder,
+    SetCondition,
     SetHp,
     SetValue,
     StartCombat,
@@ -112,6 +113,7 @@ def test_gm_overrides_are_logged_and_undoable(registry: Registry) -> None:
     ref.execute(FreeMove("zog", (0, 8)))
     ref.execute(SetHp("ana", 3))
     ref.execute(SetValue("bo", "mood", "grim"))
+    ref.execute(SetCondition("bo", "prone"))
     ref.execute(AddToken(Token("imp", "Imp", "orcs", 10, 8)))
     ref.execute(RemoveToken("grul"))
     ref.execute(StartCombat(("ana", "bo", "zog", "imp")))
@@ -119,6 +121,7 @@ def test_gm_overrides_are_logged_and_undoable(registry: Registry) -> None:
     s = ref.state
     assert s.tokens["zog"].cell == (0, 8) and s.tokens["ana"].hp == 3
     assert s.tokens["bo"].values["mood"] == "grim" and "grul" not in s.tokens
+    assert s.tokens["bo"].conditions == ("prone",)
     assert ref.ruleset.turn_order(s) is not None
     assert [r.id for r in ref.ruleset.turn_order(s).rows] == ["imp", "bo", "zog", "ana"]
     assert isinstance(ref.log[0].events[0], TokenMoved)
@@ -134,6 +137,7 @@ def test_gm_overrides_are_logged_and_undoable(registry: Registry) -> None:
     (FreeMove("nobody", (1, 1)), "no token 'nobody'"),
     (AddToken(Token("ana", "Ana 2", "party", 0, 0)), "already a token 'ana'"),
     (Reorder(("ana",)), "combat has not started"),
+    (SetCondition("bo", "prone", on=False), "Bo is not prone"),
 ])
 def test_nonsense_overrides_are_refused(registry: Registry, cmd: object, reason: str) -> None:
     ref = skirmish_referee(registry)
