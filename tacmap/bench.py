@@ -93,8 +93,8 @@ def _bench_ruleset(registry: Registry) -> Ruleset:
     return Ruleset(Manifest("bench", "Bench", "0", Path("."), True, "rectilinear"))
 
 
-def run(registry: Registry, quick: bool = False) -> list[Figure]:
-    """Measure every engine figure."""
+def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[Figure]:
+    """Measure every figure: the engine's, each ruleset's, then the map's."""
     figures = []
     ruleset = _bench_ruleset(registry)
     reps = 40 if quick else 400
@@ -140,6 +140,13 @@ def run(registry: Registry, quick: bool = False) -> list[Figure]:
                                _time(lambda: storage.load(path, registry), n), 200.0, "max"))
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
+    if with_map:
+        from tacmap.ui import bench as map_bench
+
+        def measure(name: str, samples: list[float], budget: float, on: str) -> None:
+            figures.append(_figure(name, samples, budget, on))
+
+        map_bench.run(registry, ruleset, big_encounter, quick, measure)
     return figures
 
 
@@ -152,9 +159,10 @@ def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
             for name, fn, budget in bench()]
 
 
-def main(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
+def main(registry: Registry, as_json: bool = False, quick: bool = False,
+         with_map: bool = True) -> int:
     """Print the figures; exit 0 (a figure over budget is reported, not an error)."""
-    figures = run(registry, quick)
+    figures = run(registry, quick, with_map)
     if as_json:
         print(json.dumps([{"name": f.name, "p50_ms": round(f.p50, 3), "p95_ms": round(f.p95, 3),
                            "max_ms": round(f.worst, 3), "budget_ms": f.budget,
@@ -162,6 +170,6 @@ def main(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
     else:
         for f in figures:
             mark = "ok" if f.ok else "OVER BUDGET"
-            print(f"{f.name:55s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms  max {f.worst:8.3f} ms"
+            print(f"{f.name:62s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms  max {f.worst:8.3f} ms"
                   f"  budget {f.on} ≤ {f.budget:g} ms  {mark}")
     return 0

@@ -117,11 +117,11 @@ def decode(data: Any, kind: Any, where: str = "") -> Any:
     """Read ``data`` as ``kind`` (a type annotation), raising InputError with the bad path."""
     try:
         return _decoder(kind)(data)
-    except _Bad as bad:
+    except Bad as bad:
         raise InputError(f"{_at(_path(where, bad.path))}{bad.message}") from None
 
 
-class _Bad(Exception):
+class Bad(Exception):
     """A decoding failure on its way up, gathering the path as it unwinds."""
 
     def __init__(self, message: str) -> None:
@@ -149,7 +149,7 @@ def freeze(data: Any, where: str = "") -> Json:
         if cls is not None:
             try:
                 return _record(data, cls)
-            except _Bad as bad:
+            except Bad as bad:
                 raise InputError(f"{_at(_path(where, bad.path))}{bad.message}") from None
         return {str(k): freeze(v, _join(where, str(k))) for k, v in data.items()}
     raise InputError(f"{_at(where)}unsupported value {type(data).__name__}")
@@ -181,7 +181,7 @@ def _describe(data: Any) -> str:
 
 def _number(data: int | float, where: str) -> int | float:
     if isinstance(data, float) and not math.isfinite(data):
-        raise InputError(f"{_at(where)}numbers must be finite, got {data}")
+        raise InputError(f"{_at(where)}number {data} is out of range")
     if abs(data) > LIMIT:
         raise InputError(f"{_at(where)}number {data:g} is out of range (limit ±{LIMIT:,})")
     return data
@@ -189,6 +189,11 @@ def _number(data: int | float, where: str) -> int | float:
 
 Decoder = Callable[[Any], Any]
 _DECODERS: dict[Any, Decoder] = {}
+
+
+def decoder(kind: Any) -> Decoder:
+    """A reader for ``kind`` that raises ``Bad`` (no path) on bad input: for tight loops."""
+    return _decoder(kind)
 
 
 def _decoder(kind: Any) -> Decoder:
@@ -203,17 +208,13 @@ def _decoder(kind: Any) -> Decoder:
     return _DECODERS[kind]
 
 
-def _fail(message: str) -> _Bad:
-    return _Bad(message)
-
-
 def _build(kind: Any) -> Decoder:
     if kind is Any:
         def any_(data: Any) -> Any:
             try:
                 return freeze(data)
             except InputError as err:
-                raise _Bad(str(err)) from None
+                raise Bad(str(err)) from None
         return any_
     origin = get_origin(kind)
     if origin in (Union, types.UnionType):
@@ -223,7 +224,7 @@ def _build(kind: Any) -> Decoder:
 
         def literal(data: Any) -> Any:
             if data not in allowed:
-                raise _Bad(f"must be one of {', '.join(repr(a) for a in allowed)}, got {data!r}")
+                raise Bad(f"must be one of {', '.join(repr(a) for a in allowed)}, got {data!r}")
             return data
         return literal
     if origin is tuple:
@@ -233,12 +234,12 @@ def _build(kind: Any) -> Decoder:
 
         def mapping(data: Any) -> Any:
             if not isinstance(data, dict):
-                raise _Bad(f"expected an object, got {_describe(data)}")
+                raise Bad(f"expected an object, got {_describe(data)}")
             out = {}
             for k, v in data.items():
                 try:
                     out[str(k)] = item(v)
-                except _Bad as bad:
+                except Bad as bad:
                     bad.path.append(str(k))
                     raise
             return out
@@ -246,7 +247,7 @@ def _build(kind: Any) -> Decoder:
     if kind is bool:
         def boolean(data: Any) -> Any:
             if not isinstance(data, bool):
-                raise _Bad(f"expected true or false, got {_describe(data)}")
+                raise Bad(f"expected true or false, got {_describe(data)}")
             return data
         return boolean
     if kind is int:
@@ -264,7 +265,7 @@ def _checked(value: int | float) -> int | float:
     try:
         return _number(value, "")
     except InputError as err:
-        raise _Bad(str(err)) from None
+        raise Bad(str(err)) from None
 
 
 def _int(data: Any) -> int:
@@ -272,22 +273,22 @@ def _int(data: Any) -> int:
         if -LIMIT <= data <= LIMIT:
             return data
         return int(_checked(data))
-    if isinstance(data, float) and data.is_integer():
+    if isinstance(data, float) and (not math.isfinite(data) or data.is_integer()):
         return int(_checked(data))
-    raise _Bad(f"expected a whole number, got {_describe(data)}")
+    raise Bad(f"expected a whole number, got {_describe(data)}")
 
 
 def _float(data: Any) -> float:
     if isinstance(data, bool) or not isinstance(data, int | float):
-        raise _Bad(f"expected a number, got {_describe(data)}")
+        raise Bad(f"expected a number, got {_describe(data)}")
     return float(_checked(data))
 
 
 def _str(data: Any) -> str:
     if type(data) is not str:
-        raise _Bad(f"expected text, got {_describe(data)}")
+        raise Bad(f"expected text, got {_describe(data)}")
     if len(data) > 100_000:
-        raise _Bad(f"text is too long ({len(data):,} characters)")
+        raise Bad(f"text is too long ({len(data):,} characters)")
     return data
 
 
@@ -297,12 +298,12 @@ def _tuple(args: tuple[Any, ...]) -> Decoder:
 
         def many(data: Any) -> Any:
             if not isinstance(data, list | tuple):
-                raise _Bad(f"expected a list, got {_describe(data)}")
+                raise Bad(f"expected a list, got {_describe(data)}")
             out = []
             for i, v in enumerate(data):
                 try:
                     out.append(item(v))
-                except _Bad as bad:
+                except Bad as bad:
                     bad.path.append(f"[{i}]")
                     raise
             return tuple(out)
@@ -311,14 +312,14 @@ def _tuple(args: tuple[Any, ...]) -> Decoder:
 
     def fixed(data: Any) -> Any:
         if not isinstance(data, list | tuple):
-            raise _Bad(f"expected a list, got {_describe(data)}")
+            raise Bad(f"expected a list, got {_describe(data)}")
         if len(data) != len(items):
-            raise _Bad(f"expected {len(items)} values, got {len(data)}")
+            raise Bad(f"expected {len(items)} values, got {len(data)}")
         out = []
         for i, (v, d) in enumerate(zip(data, items, strict=True)):
             try:
                 out.append(d(v))
-            except _Bad as bad:
+            except Bad as bad:
                 bad.path.append(f"[{i}]")
                 raise
         return tuple(out)
@@ -352,13 +353,13 @@ def _union(options: tuple[Any, ...]) -> Decoder:
             cls = _REGISTRY.get(str(data["type"]))
             if cls is not None and any(_accepts(o, cls) for o in rest):
                 return _record(data, cls)
-        first: _Bad | None = None
+        first: Bad | None = None
         for d in decoders:
             try:
                 return d(data)
-            except _Bad as bad:
+            except Bad as bad:
                 first = first or bad
-        raise first or _Bad(f"unexpected {_describe(data)}")
+        raise first or Bad(f"unexpected {_describe(data)}")
     return union
 
 
@@ -370,6 +371,15 @@ _FIELDS: dict[type[Any], tuple[tuple[str, Decoder, bool], ...]] = {}
 
 
 _FACTORIES: dict[type[Any], tuple[tuple[str, Callable[[], Any]], ...]] = {}
+#: Per record: (keys in a complete object, (field, decoder) pairs, __post_init__ or None).
+_FAST: dict[type[Any], tuple[int, tuple[tuple[str, Decoder], ...], Any]] = {}
+
+
+def _fast(cls: type[Any]) -> tuple[int, tuple[tuple[str, Decoder], ...], Any]:
+    fields = _fields(cls)
+    _FAST[cls] = (len(fields), tuple((n, d) for n, d, _ in fields),
+                  getattr(cls, "__post_init__", None))
+    return _FAST[cls]
 
 
 def _fields(cls: type[Any]) -> tuple[tuple[str, Decoder, bool], ...]:
@@ -389,30 +399,47 @@ def _fields(cls: type[Any]) -> tuple[tuple[str, Decoder, bool], ...]:
 
 def _record(data: Any, cls: type[Any]) -> Any:
     if type(data) is not dict:
-        raise _Bad(f"expected an object, got {_describe(data)}")
+        raise Bad(f"expected an object, got {_describe(data)}")
     name = data.get("type")
     target = cls
     if name is not None:
         found = _REGISTRY.get(name) if type(name) is str else None
         if found is None or not issubclass(found, cls):
-            raise _Bad(f"unknown {cls.__name__.lower()} type {name!r}")
+            raise Bad(f"unknown {cls.__name__.lower()} type {name!r}")
         target = found
     elif cls not in _NAMES:
-        raise _Bad("missing \"type\"")
-    values: dict[str, Any] = {}
+        raise Bad("missing \"type\"")
+    fast = _FAST.get(target) or _fast(target)
+    if len(data) - ("type" in data) == fast[0]:
+        # Every field given, as tacmap writes them: read without the checks below,
+        # falling back to them (for the exact message) on the first surprise.
+        try:
+            values = {n: d(data[n]) for n, d in fast[1]}
+        except (KeyError, Bad):
+            pass
+        else:
+            obj = object.__new__(target)
+            obj.__dict__.update(values)
+            if fast[2] is not None:
+                try:
+                    fast[2](obj)
+                except (ValueError, TypeError) as err:
+                    raise Bad(str(err)) from None
+            return obj
+    values = {}
     for fname, dec, required in _fields(target):
         if fname in data:
             try:
                 values[fname] = dec(data[fname])
-            except _Bad as bad:
+            except Bad as bad:
                 bad.path.append(fname)
                 raise
         elif required:
-            raise _Bad(f"missing field {fname!r} for {_NAMES[target]}")
+            raise Bad(f"missing field {fname!r} for {_NAMES[target]}")
     if len(values) + ("type" in data) != len(data):
         known = {f[0] for f in _fields(target)}
         extra = sorted(set(data) - known - {"type"})
-        unknown = _Bad(f"unknown field for {_NAMES[target]}")
+        unknown = Bad(f"unknown field for {_NAMES[target]}")
         unknown.path.append(extra[0])
         raise unknown
     # Build without the generated __init__ (frozen records pay for object.__setattr__
@@ -427,5 +454,5 @@ def _record(data: Any, cls: type[Any]) -> Any:
         try:
             post(obj)
         except (ValueError, TypeError) as err:
-            raise _Bad(str(err)) from None
+            raise Bad(str(err)) from None
     return obj

@@ -142,7 +142,11 @@ class TokenIndex:
 
     def __init__(self, tokens: Iterable[Token]) -> None:
         self.tokens = list(tokens)
-        boxes = [shapely.box(t.x, t.y, t.x + t.size, t.y + t.size) for t in self.tokens]
+        if self.tokens:
+            xy = np.array([(t.x, t.y, t.size) for t in self.tokens], dtype=float)
+            boxes = shapely.box(xy[:, 0], xy[:, 1], xy[:, 0] + xy[:, 2], xy[:, 1] + xy[:, 2])
+        else:
+            boxes = np.array([], dtype=object)
         self.tree = STRtree(boxes)
 
     def near(self, x0: float, y0: float, x1: float, y1: float) -> list[Token]:

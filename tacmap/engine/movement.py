@@ -33,6 +33,8 @@ class MovePlan:
     """(enemy id, step) for each enemy reach the move leaves, in order."""
     threats: tuple[str, ...] = ()
     """Enemies whose reach the destination is in."""
+    occupants: tuple[str, ...] = ()
+    """Other tokens (any side, alive or not) whose footprint overlaps the destination's."""
 
 
 class Space:
@@ -45,6 +47,8 @@ class Space:
         self._index_key: tuple[Encounter, object] | None = None
         self._fields: dict[tuple[Cell, int], grid.DistanceField] = {}
         self._fields_key: tuple[Encounter, object] | None = None
+        self._reach = 1.0
+        self._reach_key: tuple[Encounter, object] | None = None
 
     def walls(self, state: Encounter) -> Walls:
         """Indexed walls for ``state`` (cached on the walls tuple)."""
@@ -67,6 +71,15 @@ class Space:
             self._index, self._index_key = TokenIndex(state.tokens.values()), key
         return self._index
 
+
+    def max_reach(self, state: Encounter, version: object, reach_of: ReachOf) -> float:
+        """Longest reach on the map, computed once per ``version``."""
+        key = (state, version)
+        if version is None or self._reach_key is None or self._reach_key[0] is not state \
+                or self._reach_key[1] != version:
+            self._reach = max((reach_of(t) for t in state.tokens.values()), default=1.0)
+            self._reach_key = key if version is not None else None
+        return self._reach
 
     def fields(self, state: Encounter, version: object
                ) -> dict[tuple[Cell, int], grid.DistanceField] | None:
@@ -169,7 +182,8 @@ def plan_move(
     cells, cost, blocked = plan_route(state, walls, token, waypoints, fields)
     if blocked:
         return MovePlan(tuple(cells), cost, blocked)
-    near = enemies_near(state, space.index(state, version), token, cells, max_reach)
+    index = space.index(state, version)
+    near = enemies_near(state, index, token, cells, max_reach)
     rule = state.diagonal
     leaves = reach_left(rule, cells, token, [(e, reach_of(e)) for e in near])
     end = cells[-1]
@@ -177,7 +191,13 @@ def plan_move(
         e.id for e in near
         if grid.edge_distance(rule, end, token.size, e.cell, e.size) <= reach_of(e)
     )
-    return MovePlan(tuple(cells), cost, "", tuple(leaves), threats)
+    # Boxes touching only along an edge do not overlap: shrink the query a little.
+    occupants = tuple(
+        t.id for t in index.near(end[0] + 0.1, end[1] + 0.1, end[0] + token.size - 0.1,
+                                 end[1] + token.size - 0.1)
+        if t.id != token.id
+    )
+    return MovePlan(tuple(cells), cost, "", tuple(leaves), threats, occupants)
 
 
 class DragPlanner:
@@ -191,7 +211,8 @@ class DragPlanner:
         self.max_reach = max_reach
         self.space = Space()
         self.space.walls(state).blocked_steps  # noqa: B018  (rasterise now, not mid-drag)
-        self.version = version
+        # The state does not change during a drag: one key keeps the token index.
+        self.version = version if version is not None else object()
         self.space.index(state, version)
         self.fields: dict[tuple[Cell, int], grid.DistanceField] = {}
         self.waypoints: list[Cell] = []

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from tacmap.engine.codec import record
 from tacmap.engine.commands import (
     AddToken,
     Command,
@@ -46,6 +47,7 @@ from tacmap.engine.views import Preview
 Change = Literal["execute", "undo", "redo", "reset"]
 
 
+@record("entry")
 @dataclass(frozen=True)
 class Entry:
     """One line of the log: what was asked and what happened."""

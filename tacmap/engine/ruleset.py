@@ -134,8 +134,11 @@ class Ruleset:
         """Work out a move of ``token`` through ``waypoints`` under this ruleset."""
         if not waypoints:
             raise RuleError("a move needs at least one cell to go to")
-        return plan_move(state, self.space, version, token, waypoints,
-                         lambda t: self.reach(state, t), self.max_reach(state),
+        def reach_of(t: Token) -> float:
+            return self.reach(state, t)
+
+        return plan_move(state, self.space, version, token, waypoints, reach_of,
+                         self.space.max_reach(state, version, reach_of),
                          self.space.fields(state, version))
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:

@@ -133,13 +133,6 @@ def _reject_constant(name: str) -> Any:
     raise InputError(f"{name} is not a number an encounter may hold")
 
 
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise InputError(f"number {text} is out of range")
-    return value
-
-
 def parse_json(raw: bytes | str) -> Any:
     """Strict JSON: no NaN, no huge numbers, no repeated keys; errors as one sentence."""
     if isinstance(raw, bytes):
@@ -154,7 +147,9 @@ def parse_json(raw: bytes | str) -> Any:
     if not text.strip():
         raise InputError("the file is empty")
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        # NaN and Infinity are refused here; an overflowing literal like 1e400 reads
+        # as inf and is refused by the codec, which checks every number it reads.
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         runs_to_end = err.msg.startswith("Unterminated string") and "\n" not in text[err.pos:]
         if err.pos >= len(text.rstrip()) or runs_to_end:
@@ -218,14 +213,18 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     log = doc.get("log", [])
     if not isinstance(log, list):
         raise InputError("\"log\" must be a list")
-    entries = []
-    for i, raw_entry in enumerate(log):
-        if not isinstance(raw_entry, dict) or set(raw_entry) != {"command", "events"}:
-            raise InputError(f"log[{i}] must be an object with \"command\" and \"events\"")
-        cmd = codec.decode(raw_entry["command"], Command, f"log[{i}].command")
-        evs = raw_entry["events"]
-        if not isinstance(evs, list):
-            raise InputError(f"log[{i}].events must be a list")
-        events = tuple(codec.decode(e, Event, f"log[{i}].events[{j}]") for j, e in enumerate(evs))
-        entries.append(Entry(cmd, events))
-    return Loaded(state, entries, images)
+    return Loaded(state, _entries(log), images)
+
+
+def _entries(log: list[Any]) -> list[Entry]:
+    """The log's entries; the tight loop handles good files, the codec words the errors."""
+    command, event = codec.decoder(Command), codec.decoder(Event)
+    out = []
+    try:
+        for raw in log:
+            if type(raw) is not dict or len(raw) != 2:
+                raise KeyError
+            out.append(Entry(command(raw["command"]), tuple(event(e) for e in raw["events"])))
+    except (KeyError, TypeError, codec.Bad):
+        return list(codec.decode(log, tuple[Entry, ...], "log"))
+    return out

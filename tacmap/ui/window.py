@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
 
     def _toggle_grid(self, on: bool) -> None:
         self.scene.show_grid = on
+        self.view.resetCachedContent()
         self.scene.update()
 
     def _fill_recent(self) -> None:

@@ -13,7 +13,6 @@ from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.token_item import CELL, TokenItem
 from tacmap.ui.qt import (
     QColor,
-    QGraphicsItem,
     QGraphicsPixmapItem,
     QGraphicsScene,
     QLineF,
@@ -27,21 +26,13 @@ from tacmap.ui.qt import (
 
 #: Below this many screen pixels per metre, tokens are drawn as marks in one pass.
 OVERVIEW_BELOW = 7.0
+#: How far from a dragged token threatened cells are shown, in metres.
+THREAT_RADIUS = 30
 
 BACKGROUND = QColor("#ece6d6")
 OUTSIDE = QColor("#5b5b5b")
-GRID = QColor(90, 80, 60, 90)
-GRID_MAJOR = QColor(90, 80, 60, 150)
-
-
-class TokenLayer(QGraphicsItem):
-    """Parent of all token items: hiding it hides 10,000 tokens in one call."""
-
-    def boundingRect(self) -> QRectF:
-        return QRectF()
-
-    def paint(self, *args: object) -> None:
-        """Draws nothing itself."""
+GRID = QColor("#c3bba9")  # opaque: blending every grid pixel is slow in the raster engine
+GRID_MAJOR = QColor("#a59c88")
 
 
 class MapScene(QGraphicsScene):
@@ -55,9 +46,6 @@ class MapScene(QGraphicsScene):
         self.player = player
         self.show_grid = True
         self.items_by_id: dict[str, TokenItem] = {}
-        self.token_layer = TokenLayer()
-        self.token_layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        self.addItem(self.token_layer)
         self.image_item = QGraphicsPixmapItem()
         self.image_item.setZValue(-10)
         self.image_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
@@ -98,8 +86,11 @@ class MapScene(QGraphicsScene):
             seen.add(look.id)
             item = self.items_by_id.get(look.id)
             if item is None:
+                # Top-level items: under a shared parent Qt would visit every token on
+                # every repaint instead of asking its index for the few in view.
                 item = TokenItem(look, self._portrait(look))
-                item.setParentItem(self.token_layer)
+                item.setVisible(not self.overview)
+                self.addItem(item)
                 self.items_by_id[look.id] = item
             else:
                 item.set_look(look)
@@ -131,7 +122,8 @@ class MapScene(QGraphicsScene):
         """Marks instead of token items (zoomed far out), or back."""
         if on != self.overview:
             self.overview = on
-            self.token_layer.setVisible(not on)
+            for item in self.items_by_id.values():
+                item.setVisible(not on)
             self.marks.setVisible(on)
 
     def token_at(self, cell: Cell) -> Token | None:
@@ -159,15 +151,22 @@ class MapScene(QGraphicsScene):
                     out.append((x, y))
         return out
 
-    def show_reach(self, tokens: list[Token], threatened_for: Token | None = None) -> None:
-        """Tint the reach of ``tokens``; hatch the cells enemies of ``threatened_for`` reach."""
+    def show_reach(self, tokens: list[Token], threatened_for: Token | None = None,
+                   radius: int = THREAT_RADIUS) -> None:
+        """Tint the reach of ``tokens``; hatch the cells enemies of ``threatened_for`` reach.
+
+        Threats are shown within ``radius`` metres of that token: as far as a
+        drag can go, without painting every enemy on a crowded map.
+        """
         zone: set[Cell] = set()
         for t in tokens:
             zone.update(self.reach_cells(t))
         threat: set[Cell] = set()
         if threatened_for is not None:
+            me = threatened_for
             for t in self.state.tokens.values():
-                if t.side != threatened_for.side and t.alive:
+                if t.side != me.side and t.alive and abs(t.x - me.x) <= radius \
+                        and abs(t.y - me.y) <= radius:
                     threat.update(self.reach_cells(t))
         self.reach_item.show_cells(sorted(zone - threat), sorted(threat))
 
@@ -197,6 +196,8 @@ class MapScene(QGraphicsScene):
         for y in range(y0, y1 + 1, step):
             (major if y % (step * 5) == 0 else minor).append(
                 QLineF(area.left(), y * CELL, area.right(), y * CELL))
+        # Axis-aligned one-pixel lines need no antialiasing, which costs most of a repaint.
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         pen = QPen(GRID, 0)  # zero width: cosmetic, one pixel at any zoom
         painter.setPen(pen)
         painter.drawLines(minor)

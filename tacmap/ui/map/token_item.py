@@ -58,13 +58,14 @@ class TokenItem(QGraphicsItem):
         self.update()
 
     def _apply(self) -> None:
+        edge = self.look.size * CELL
+        self._bounds = QRectF(-3, -3, edge + 6, edge + 6)
         self.setPos(self.look.x * CELL, self.look.y * CELL)
         self.setToolTip(self.look.tooltip)
         self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
 
     def boundingRect(self) -> QRectF:
-        edge = self.look.size * CELL
-        return QRectF(-3, -3, edge + 6, edge + 6)
+        return self._bounds
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:

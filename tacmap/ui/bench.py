@@ -1,0 +1,147 @@
+"""The map figures of DESIGN §7, measured through the real scene and view (offscreen)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tacmap.engine import storage
+from tacmap.engine.commands import StartCombat
+from tacmap.engine.errors import RuleError
+from tacmap.engine.ruleset import Registry, Ruleset
+from tacmap.engine.state import Encounter
+
+Measure = Callable[[str, list[float], float, str], object]
+
+COLD_START = textwrap.dedent("""
+    import time, sys
+    t0 = float(sys.argv[1])
+    from tacmap.engine.ruleset import Registry
+    from tacmap.ui.app import open_window
+    from tacmap.ui.qt import QApplication, QObject, QEvent
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                QApplication.instance().quit()
+            return False
+
+    app, window = open_window(Registry(), None)
+    watcher = FirstPaint()
+    window.view.viewport().installEventFilter(watcher)
+    window.show()
+    app.exec()
+    print(time.time() - t0)
+""")
+
+
+def _timed(fn: Callable[[], object], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _started(state: Encounter, ruleset: Ruleset) -> None:
+    from tacmap.engine.referee import Referee
+
+    # A ruleset that starts combat differently draws the same map all the same.
+    with contextlib.suppress(RuleError):
+        Referee(state, ruleset).execute(StartCombat(tuple(state.tokens)[:50]))
+
+
+def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], quick: bool,
+        measure: Measure) -> None:
+    """Measure the map figures and hand each to ``measure(name, samples, budget, on)``."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from tacmap.engine.referee import Referee
+    from tacmap.ui.map.scene import MapScene
+    from tacmap.ui.map.token_item import CELL
+    from tacmap.ui.map.view import MapView
+    from tacmap.ui.qt import QApplication, QPointF
+    from tacmap.ui.render import app
+
+    app()
+    reps = 30 if quick else 200
+
+    # Repaint while dragging: 2,000 tokens, zoomed in, a token dragged across the view.
+    state = big(ruleset.id, tokens=2000, walls=500)
+    state.diagonal = ruleset.manifest.diagonal
+    referee = Referee(state, ruleset)
+    scene = MapScene(state, ruleset)
+    view = MapView(scene, referee)
+    view.resize(1280, 800)
+    view.show()
+    mover = next(iter(state.tokens.values()))
+    view.set_zoom(1.0)
+    view.centerOn(QPointF(mover.x * CELL, mover.y * CELL))
+    QApplication.processEvents()
+    assert view.controller is not None
+    view.controller.begin(mover.id, (0.5, 0.5))
+    cells = [(mover.x + 0.5 + (i % 9) - 4, mover.y + 0.5 + (i // 9 % 7) - 3) for i in range(reps)]
+    it = iter(cells)
+
+    def drag_step() -> None:
+        view.controller.move_to(next(it))  # type: ignore[union-attr]
+        view.viewport().repaint()
+
+    measure("map: drag step, preview + repaint (2,000 tokens, zoomed in)",
+            _timed(drag_step, reps), 8.0, "p95")
+    view.controller.cancel()
+    view.close()
+
+    # The whole map visible with 10,000 tokens: drawn as marks in one pass.
+    state = big(ruleset.id, tokens=10_000, walls=0, size=300)
+    scene = MapScene(state, ruleset)
+    view = MapView(scene, Referee(state, ruleset))
+    view.resize(1280, 800)
+    view.show()
+    view.fit()
+    QApplication.processEvents()
+    measure("map: whole map repaint (10,000 tokens)",
+            _timed(view.viewport().repaint, reps), 16.7, "p95")
+    view.close()
+
+    # Open an encounter with 2,000 tokens until every token is drawn.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.tacmap"
+        state = big(ruleset.id, tokens=2000, walls=100)
+        state.diagonal = ruleset.manifest.diagonal
+        _started(state, ruleset)
+        storage.save(path, state, [])
+
+        def open_and_draw() -> None:
+            loaded = storage.load(path, registry)
+            scene = MapScene(loaded.state, ruleset)
+            view = MapView(scene, Referee(loaded.state, ruleset))
+            view.resize(1280, 800)
+            view.show()
+            view.fit()
+            view.set_zoom(max(view.zoom, 8 / CELL))  # zoomed in enough to draw every token
+            view.fitInView(scene.sceneRect())
+            scene.set_overview(False)
+            view.viewport().repaint()
+            view.close()
+
+        measure("map: open 2,000 tokens until all are drawn",
+                _timed(open_and_draw, 3 if quick else 8), 1000.0, "max")
+
+    # Cold start to a drawn window, in a fresh process.
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    samples = []
+    for _ in range(2 if quick else 5):
+        done = subprocess.run([sys.executable, "-c", COLD_START, repr(time.time())],
+                              capture_output=True, text=True, env=env, check=False, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"cold start failed: {done.stderr[-500:]}")
+        samples.append(float(done.stdout.split()[-1]) * 1000)
+    measure("map: cold start to a drawn window (demo)", samples, 1500.0, "max")
