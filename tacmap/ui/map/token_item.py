@@ -59,7 +59,8 @@ class TokenItem(QGraphicsItem):
 
     def _apply(self) -> None:
         edge = self.look.size * CELL
-        self._bounds = QRectF(-3, -3, edge + 6, edge + 6)
+        # Room for the name tag, which may be wider than the token and hangs below it.
+        self._bounds = QRectF(-edge - 3, -3, 3 * edge + 6, edge + 20)
         self.setPos(self.look.x * CELL, self.look.y * CELL)
         self.setToolTip(self.look.tooltip)
         self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
@@ -102,32 +103,46 @@ class TokenItem(QGraphicsItem):
             painter.setClipPath(path)
             painter.drawPixmap(clip.toRect(), self.pixmap)
             painter.restore()
-        if lod * CELL >= 28:
-            self._label(painter, edge)
+        elif lod * CELL >= 20:
+            self._initials(painter, disc)
+        if lod * CELL >= 20:
             self._hp_bar(painter, edge)
             self._badges(painter, edge)
+            self._label(painter, edge)
         if look.down:
             painter.setPen(QPen(QColor("#3a3a3a"), 3))
             inset = disc.adjusted(8, 8, -8, -8)
             painter.drawLine(inset.topLeft(), inset.bottomRight())
             painter.drawLine(inset.topRight(), inset.bottomLeft())
 
+    def _initials(self, painter: QPainter, disc: QRectF) -> None:
+        words = [w for w in self.look.name.replace("-", " ").split() if w[:1].isalnum()]
+        letters = "".join(w[0] for w in words[:2]).upper() or "?"
+        font = QFont(_NAME_FONT)
+        font.setPixelSize(max(8, int(disc.height() * 0.38)))
+        painter.setFont(font)
+        painter.setPen(QColor(255, 255, 255, 235))
+        painter.drawText(disc.adjusted(0, -disc.height() * 0.08, 0, 0),
+                         Qt.AlignmentFlag.AlignCenter, letters)
+
     def _label(self, painter: QPainter, edge: float) -> None:
         painter.setFont(_NAME_FONT)
-        rect = QRectF(2, edge * 0.30, edge - 4, 16)
-        text = painter.fontMetrics().elidedText(self.look.name, Qt.TextElideMode.ElideRight,
-                                               int(rect.width()))
-        painter.setPen(QColor(0, 0, 0, 150))
-        painter.drawText(rect.translated(1, 1), Qt.AlignmentFlag.AlignCenter, text)
+        metrics = painter.fontMetrics()
+        text = metrics.elidedText(self.look.name, Qt.TextElideMode.ElideRight, int(3 * edge - 8))
+        width = metrics.horizontalAdvance(text) + 10
+        tag = QRectF(edge / 2 - width / 2, edge - 3, width, 17)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(25, 25, 25, 200))
+        painter.drawRoundedRect(tag, 6, 6)
         painter.setPen(QColor("#ffffff"))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, text)
 
     def _hp_bar(self, painter: QPainter, edge: float) -> None:
         look = self.look
         if look.max_hp <= 0:
             return
         frac = max(0.0, min(1.0, look.hp / look.max_hp))
-        bar = QRectF(edge * 0.18, edge - 12, edge * 0.64, 6)
+        bar = QRectF(edge * 0.2, edge - 13, edge * 0.6, 5)
         painter.setPen(QPen(QColor("#1b1b1b"), 1))
         painter.setBrush(QColor("#3b3b3b"))
         painter.drawRect(bar)

@@ -43,6 +43,9 @@ class MapView(QGraphicsView):
         # The grid changes only on zoom and pan: drawn once into a pixmap, then blitted.
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setMouseTracking(True)
+        # Pan with the middle button, space-drag or the arrow keys: scroll bars only clutter.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._pan_from: QPoint | None = None
         self._space = False
         self.show_all_reach = False
