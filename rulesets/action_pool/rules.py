@@ -1276,10 +1276,12 @@ class ActionPool(Ruleset):
             notes += [f'prepared: "{self._prepared_text(state, p)}"' for p in self._prepared(t)]
             if not t.alive:
                 notes.append("down")
-            out.append(PoolView(t.id, t.name, faces,
-                                tuple(f >= self.data.success_at for f in faces),
+            wins = tuple(f >= self.data.success_at for f in faces)
+            # The failures of the last roll are the dice that left the pool.
+            out.append(PoolView(t.id, t.name, faces, wins,
                                 int(t.values.get("pool") or 0), self.data.die,
-                                self._refill(t)[0], "; ".join(notes)))
+                                self._refill(t)[0], "; ".join(notes),
+                                removed=tuple(not w for w in wins)))
         return out
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:

@@ -92,6 +92,8 @@ class Token:
     """Conditions in the order gained (``"prone"``, ``"dead"``)."""
     image: str | None = None
     """Portrait, relative to the encounter's image folder."""
+    hidden: bool = False
+    """GM-only: never shown in the player view (an ambush not yet sprung)."""
 
     def __post_init__(self) -> None:
         if not self.id or len(self.id) > 64:

@@ -89,6 +89,8 @@ class PoolView:
     """Dice added back at the end of the turn."""
     note: str = ""
     """Anything else worth showing (``"2 actions left"``)."""
+    removed: tuple[bool, ...] = ()
+    """Per face, whether that die has left the pool this round (drawn struck out)."""
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,21 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine.commands import Command, SetMapImage, describe
+from tacmap.engine.commands import Attack, Command, EndTurn, SetMapImage, StartCombat, describe
+from tacmap.engine.dice import ManualDice
 from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.events import Event, HpChanged
 from tacmap.engine.referee import Change, Entry
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import MapSpec
+from tacmap.engine.views import ActionOption
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
+from tacmap.ui.odds_card import OddsCard
+from tacmap.ui.panels.initiative import InitiativePanel, option_command
+from tacmap.ui.panels.log import LogPanel
+from tacmap.ui.panels.pools import PoolPanel
+from tacmap.ui.panels.timeline import TimelinePanel
 from tacmap.ui.qt import (
     QAction,
     QCloseEvent,
@@ -24,13 +32,16 @@ from tacmap.ui.qt import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QInputDialog,
     QKeySequence,
-    QListWidget,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QPoint,
+    QScrollArea,
     QSpinBox,
     Qt,
+    QWidget,
 )
 from tacmap.ui.session import Session, recent
 
@@ -41,10 +52,16 @@ IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
 Ask = Callable[[str], bool]
 #: ``tell(problem)``: a problem the GM must see (a dialog; tests collect them).
 Tell = Callable[[str], None]
+#: ``ask_dice(count, sides, why) -> faces``: physical dice typed in by the GM.
+AskDice = Callable[[int, int, str], list[int]]
 
 
 class PlayerView(QMainWindow):
-    """The window the GM shares: the map only, no stat blocks, no enemy hit points."""
+    """The window the GM shares: map, turn order and timeline; never GM-only data.
+
+    Hidden tokens, other sides' hit points and stat blocks are left out; the
+    map follows whoever is acting; the panels use larger type for the table.
+    """
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -53,11 +70,37 @@ class PlayerView(QMainWindow):
                               session.image_folder, player=True)
         self.view = MapView(self.scene, None)
         self.setCentralWidget(self.view)
-        self.resize(1000, 700)
+        self.order = InitiativePanel(lambda cmd: False, player=True)
+        self.timeline = TimelinePanel(player=True)
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        for title, widget, area in (("Turn order", self.order, right),
+                                    ("Timeline", self.timeline, bottom)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"player-{title}")
+            dock.setWidget(widget)
+            dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+            self.addDockWidget(area, dock)
+        self.timeline_dock = self.findChildren(QDockWidget)[-1]
+        self.resize(1200, 800)
+        self.sync(session)
+
+    def hidden(self, session: Session) -> frozenset[str]:
+        """Ids of the GM-only tokens."""
+        return frozenset(t.id for t in session.referee.state.tokens.values() if t.hidden)
 
     def sync(self, session: Session) -> None:
-        """Follow the GM's map."""
-        self.scene.sync(session.referee.state)
+        """Follow the GM's encounter."""
+        state, ruleset = session.referee.state, session.referee.ruleset
+        hidden = self.hidden(session)
+        self.scene.sync(state)
+        order = ruleset.turn_order(state)
+        self.order.show_order(state, order, [], hidden)
+        timeline = ruleset.timeline(state)
+        self.timeline.show_timeline(state, timeline, hidden)
+        self.timeline_dock.setVisible(timeline is not None)
+        if self.order.active and self.order.active not in hidden:
+            self.view.follow(self.order.active)
 
 
 class MainWindow(QMainWindow):
@@ -71,15 +114,35 @@ class MainWindow(QMainWindow):
         self.tell: Tell = tell or self._tell_dialog
         self.session = session
         self.player: PlayerView | None = None
-        self.log_list = QListWidget()
-        dock = QDockWidget("Log", self)
-        dock.setObjectName("log")
-        dock.setWidget(self.log_list)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.log_dock = dock
+        self.actor: str | None = None
+        self.odds_card: OddsCard | None = None
+        self.physical_dice = False
+        self.ask_dice: AskDice = self._ask_dice_dialog
+        self.order_panel = InitiativePanel(self.run)
+        self.pool_panel = PoolPanel()
+        self.timeline_panel = TimelinePanel()
+        self.log_panel = LogPanel()
+        pools = QScrollArea()
+        pools.setWidget(self.pool_panel)
+        pools.setWidgetResizable(True)
+        self.order_dock = self._dock("Turn order", self.order_panel,
+                                     Qt.DockWidgetArea.RightDockWidgetArea)
+        self.pool_dock = self._dock("Dice pools", pools, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.log_dock = self._dock("Log", self.log_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.timeline_dock = self._dock("Timeline", self.timeline_panel,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.pool_dock, self.log_dock)
+        self.pool_dock.raise_()
         self._build_menus()
         self._bind(session)
         self.resize(1280, 800)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.lower().replace(" ", "-"))
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
 
     # --- binding a session -------------------------------------------------------------
 
@@ -90,9 +153,13 @@ class MainWindow(QMainWindow):
                               session.image_folder)
         self.view = MapView(self.scene, session.referee)
         self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.view.token_clicked.connect(self.token_clicked)
+        self.view.token_menu.connect(self.token_menu)
+        self.view.moved.connect(self.select)
         self.setCentralWidget(self.view)
         session.referee.subscribe(self._on_change)
-        self._refill_log()
+        self.actor = None
+        self.log_panel.show_log(session.referee.state, session.referee.log)
         self._refresh()
         self.view.fit()
         if self.player is not None:
@@ -102,25 +169,25 @@ class MainWindow(QMainWindow):
     def _on_change(self, change: Change, entry: Entry | None) -> None:
         if entry is not None:
             if change == "undo":
-                self.log_list.takeItem(self.log_list.count() - 1)
+                self.log_panel.pop()
             else:
-                self.log_list.addItem(self._entry_text(entry))
-                self.log_list.scrollToBottom()
+                self.log_panel.append(self.session.referee.state, entry)
         self._refresh()
 
-    def _entry_text(self, entry: Entry) -> str:
-        lines = [f"» {describe(entry.command)}"]
-        lines += [f"   {ev.text(self.session.referee.state)}" for ev in entry.events]
-        return "\n".join(lines)
-
-    def _refill_log(self) -> None:
-        self.log_list.clear()
-        for entry in self.session.referee.log:
-            self.log_list.addItem(self._entry_text(entry))
-        self.log_list.scrollToBottom()
-
     def _refresh(self) -> None:
-        self.scene.sync(self.session.referee.state)
+        state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        self.scene.sync(state)
+        if self.actor is not None and self.actor not in state.tokens:
+            self.actor = None
+        order = ruleset.turn_order(state)
+        active = next((r.id for r in order.rows if r.state == "acting"), None) if order else None
+        self.order_panel.show_order(state, order,
+                                    ruleset.actions_for(state, active) if active else [])
+        pools = ruleset.dice_pools(state)
+        self.pool_panel.show_pools(pools, self.actor or active)
+        timeline = ruleset.timeline(state)
+        self.timeline_panel.show_timeline(state, timeline)
+        self.timeline_dock.setVisible(timeline is not None)
         if self.player is not None:
             self.player.sync(self.session)
         self.setWindowTitle(self.session.title)
@@ -157,6 +224,13 @@ class MainWindow(QMainWindow):
         edit = bar.addMenu("&Edit")
         self.undo_action = self._action(edit, "&Undo", self.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action(edit, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
+        game = bar.addMenu("&Combat")
+        self._action(game, "&Start Combat", lambda: self.run(StartCombat()))
+        self._action(game, "&End Turn", lambda: self.run(EndTurn()), "Ctrl+E")
+        game.addSeparator()
+        dice = self._action(game, "Roll &Physical Dice", lambda: None, checkable=True)
+        dice.toggled.connect(self._set_physical_dice)
+        self.dice_action = dice
         view = bar.addMenu("&View")
         self._action(view, "Zoom &In", lambda: self.view.zoom_by(1.25), "Ctrl+=")
         self._action(view, "Zoom &Out", lambda: self.view.zoom_by(0.8), "Ctrl+-")
@@ -170,7 +244,14 @@ class MainWindow(QMainWindow):
         self._action(view, "&Align Map Image…", self.align_image)
         view.addSeparator()
         self._action(view, "&Player View", self.show_player_view, "F11")
-        view.addAction(self.log_dock.toggleViewAction())
+        for dock in (self.order_dock, self.pool_dock, self.log_dock, self.timeline_dock):
+            view.addAction(dock.toggleViewAction())
+
+    def _set_physical_dice(self, on: bool) -> None:
+        self.physical_dice = on
+        self.statusBar().showMessage(
+            "You will be asked for the faces of every roll" if on
+            else "Dice come from the encounter's seeded stream", 6000)
 
     def _toggle_grid(self, on: bool) -> None:
         self.scene.show_grid = on
@@ -351,12 +432,105 @@ class MainWindow(QMainWindow):
 
     def run(self, command: Command) -> bool:
         """Send a command to the referee; a refusal goes to the status bar."""
+        dice = ManualDice(self.ask_dice) if self.physical_dice else None
         try:
-            self.session.referee.execute(command)
+            entry_events = self.session.referee.execute(command, dice)
         except RuleError as err:
             self.statusBar().showMessage(f"Refused: {err}", 10000)
             return False
+        self._show_results(command, entry_events)
         return True
+
+    def _show_results(self, command: Command, events: tuple[Event, ...]) -> None:
+        """Float each hit-point change over its token; a miss says so."""
+        hurt = False
+        for ev in events:
+            if isinstance(ev, HpChanged):
+                delta = ev.new - ev.old
+                self.scene.float_text(ev.token, f"{delta:+d}".replace("-", "−"),
+                                      "#c8312f" if delta < 0 else "#2e9d4f")
+                hurt = True
+        target = getattr(command, "target", "")
+        if isinstance(command, Attack) and not hurt and target:
+            self.scene.float_text(target, "miss", "#555555")
+
+    def _ask_dice_dialog(self, count: int, sides: int, why: str) -> list[int]:
+        text, ok = QInputDialog.getText(self, "Physical dice",
+                                        f"Roll {count}d{sides} for {why} and type the faces, "
+                                        "left to right, separated by spaces:")
+        if not ok:
+            raise RuleError("no dice were entered")
+        try:
+            return [int(v) for v in text.replace(",", " ").split()]
+        except ValueError:
+            raise RuleError(f"{text!r} is not a list of whole numbers") from None
+
+    # --- selecting and aiming ---------------------------------------------------------------
+
+    def select(self, token_id: str | None) -> None:
+        """Make ``token_id`` the selected token (the one that acts when a target is clicked)."""
+        self.actor = token_id
+        self.view.select(token_id)
+        state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        self.pool_panel.show_pools(ruleset.dice_pools(state), token_id)
+
+    def aimed_options(self, actor: str, target: str) -> list[ActionOption]:
+        """The actions ``actor`` may take against ``target`` now."""
+        state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        if actor not in state.tokens or target not in state.tokens:
+            return []
+        return [o for o in ruleset.actions_for(state, actor) if o.target == "token"]
+
+    def token_clicked(self, token_id: str) -> None:
+        """Click on a token: aim the selected token at an enemy, or select it."""
+        state = self.session.referee.state
+        actor = self.actor
+        if actor and actor != token_id and actor in state.tokens \
+                and state.tokens[actor].side != state.tokens[token_id].side:
+            options = [o for o in self.aimed_options(actor, token_id) if o.enabled]
+            if options:
+                self.aim(actor, token_id, options[0])
+                return
+        self.select(token_id)
+
+    def token_menu(self, token_id: str, at: QPoint) -> None:
+        """Right-click on a token: select it, or pick an action of the selected token on it."""
+        menu = self.build_token_menu(token_id)
+        menu.popup(at)
+        self._menu = menu
+
+    def build_token_menu(self, token_id: str) -> QMenu:
+        """The context menu for a token."""
+        state = self.session.referee.state
+        menu = QMenu(self)
+        name = state.tokens[token_id].name
+        menu.addAction(f"Select {name}").triggered.connect(lambda: self.select(token_id))
+        actor = self.actor
+        if actor and actor != token_id and actor in state.tokens:
+            menu.addSeparator()
+            for option in self.aimed_options(actor, token_id):
+                action = menu.addAction(f"{state.tokens[actor].name}: {option.label}")
+                action.setEnabled(option.enabled)
+                action.setToolTip(option.reason)
+                action.triggered.connect(
+                    lambda _=False, o=option: self.aim(actor, token_id, o))
+        return menu
+
+    def aim(self, actor: str, target: str, option: ActionOption) -> OddsCard:
+        """Show the odds card for ``actor`` doing ``option`` to ``target``; confirm runs it."""
+        state = self.session.referee.state
+        command: Command = Attack(actor, target, option.detail) if option.key == "attack" \
+            else option_command(actor, option, target)
+        preview = self.session.referee.preview(command)
+        title = f"{state.tokens[actor].name} → {state.tokens[target].name}: {option.label}"
+        if self.odds_card is not None:
+            self.odds_card.close()
+        card = OddsCard(title, state.tokens[target].name, preview, self)
+        card.accepted.connect(lambda: self.run(command))
+        card.setModal(False)
+        card.show()
+        self.odds_card = card
+        return card
 
     def undo(self) -> None:
         """Edit ▸ Undo."""

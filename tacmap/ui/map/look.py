@@ -50,6 +50,8 @@ class TokenLook:
     """The stat line shown on hover."""
     image: str | None = None
     """Portrait path, relative to the encounter's image folder."""
+    hidden: bool = False
+    """GM-only token: left out of the player view."""
 
 
 def side_colours(state: Encounter) -> dict[str, str]:
@@ -102,5 +104,5 @@ def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[Toke
             t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
             0 if secret else t.hp, 0 if secret else t.max_hp, t.conditions, t.id in now,
             any(c in DOWN for c in t.conditions),
-            t.name if player else stat_line(t), t.image))
+            t.name if player else stat_line(t), t.image, t.hidden))
     return out

@@ -13,15 +13,19 @@ from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.token_item import CELL, TokenItem
 from tacmap.ui.qt import (
     QColor,
+    QFont,
     QGraphicsPixmapItem,
     QGraphicsScene,
+    QGraphicsSimpleTextItem,
     QLineF,
     QPainter,
     QPen,
     QPixmap,
+    QPointF,
     QRect,
     QRectF,
     Qt,
+    QVariantAnimation,
 )
 
 #: Below this many screen pixels per metre, tokens are drawn as marks in one pass.
@@ -33,6 +37,43 @@ BACKGROUND = QColor("#ece6d6")
 OUTSIDE = QColor("#5b5b5b")
 GRID = QColor("#c3bba9")  # opaque: blending every grid pixel is slow in the raster engine
 GRID_MAJOR = QColor("#a59c88")
+
+
+class FloatingText(QGraphicsSimpleTextItem):
+    """Text that rises and fades for a moment, then removes itself."""
+
+    def __init__(self, text: str, colour: str) -> None:
+        super().__init__(text)
+        font = QFont("DejaVu Sans", 16)
+        font.setBold(True)
+        self.setFont(font)
+        self.setBrush(QColor(colour))
+        self.setPen(QPen(QColor("#ffffff"), 1))
+        self.setZValue(30)
+        self.animation = QVariantAnimation()
+        self.animation.setDuration(1100)
+        self.animation.setStartValue(0.0)
+        self.animation.setEndValue(1.0)
+
+    def rise(self, start: QPointF) -> None:
+        """Start the animation at ``start`` (centre bottom of the text)."""
+        w = self.boundingRect().width()
+        origin = start - QPointF(w / 2, self.boundingRect().height())
+
+        def step(t: object) -> None:
+            f = float(t)  # type: ignore[arg-type]
+            self.setPos(origin - QPointF(0, 40 * f))
+            self.setOpacity(1.0 - max(0.0, f - 0.5) * 2)
+
+        self.animation.valueChanged.connect(step)
+        self.animation.finished.connect(self._done)
+        step(0.0)
+        self.animation.start()
+
+    def _done(self) -> None:
+        scene = self.scene()
+        if scene is not None:
+            scene.removeItem(self)
 
 
 class MapScene(QGraphicsScene):
@@ -81,6 +122,8 @@ class MapScene(QGraphicsScene):
             self._walls_key = m.walls
         self._sync_image(state)
         current = looks(state, self.ruleset, self.player)
+        if self.player:
+            current = [look for look in current if not look.hidden]
         seen = set()
         for look in current:
             seen.add(look.id)
@@ -126,9 +169,22 @@ class MapScene(QGraphicsScene):
                 item.setVisible(not on)
             self.marks.setVisible(on)
 
+    def float_text(self, token_id: str, text: str, colour: str = "#c8312f") -> None:
+        """A short result ("−7", "miss") rising from a token and fading out."""
+        item = self.items_by_id.get(token_id)
+        if item is None:
+            return
+        label = FloatingText(text, colour)
+        edge = item.look.size * CELL
+        start = item.pos() + QPointF(edge / 2, -4)
+        self.addItem(label)
+        label.rise(start)
+
     def token_at(self, cell: Cell) -> Token | None:
         """The token whose footprint covers ``cell``, topmost first."""
         for t in reversed(list(self.state.tokens.values())):
+            if self.player and t.hidden:
+                continue
             if t.x <= cell[0] < t.x + t.size and t.y <= cell[1] < t.y + t.size:
                 return t
         return None

@@ -40,6 +40,7 @@ class TokenItem(QGraphicsItem):
         # things over it then cost a blit, not a repaint.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(10)
+        self._hovered = False
         self._apply()
 
     @property
@@ -64,6 +65,24 @@ class TokenItem(QGraphicsItem):
         self.setPos(self.look.x * CELL, self.look.y * CELL)
         self.setToolTip(self.look.tooltip)
         self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
+
+    def hoverEnterEvent(self, event: object) -> None:
+        self._hovered = True
+        self.setZValue(15)
+        self.update()
+
+    def hoverLeaveEvent(self, event: object) -> None:
+        self._hovered = False
+        self._apply()
+        self.update()
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:
+        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            if value:
+                self.setZValue(14)  # its full name tag goes over its neighbours
+            else:
+                self._apply()
+        return super().itemChange(change, value)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -128,7 +147,11 @@ class TokenItem(QGraphicsItem):
     def _label(self, painter: QPainter, edge: float) -> None:
         painter.setFont(_NAME_FONT)
         metrics = painter.fontMetrics()
-        text = metrics.elidedText(self.look.name, Qt.TextElideMode.ElideRight, int(3 * edge - 8))
+        # Full names only where they cannot cover a neighbour's: on the token being
+        # looked at (hovered, selected or acting); elsewhere no wider than the token.
+        full = self._hovered or self.isSelected() or self.look.active
+        room = 3 * edge - 8 if full else edge - 6
+        text = metrics.elidedText(self.look.name, Qt.TextElideMode.ElideRight, int(room))
         width = metrics.horizontalAdvance(text) + 10
         tag = QRectF(edge / 2 - width / 2, edge - 3, width, 17)
         painter.setPen(Qt.PenStyle.NoPen)

@@ -27,6 +27,12 @@ class MapView(QGraphicsView):
 
     message = Signal(str)
     """A line for the status bar (a move's cost, why a move was refused)."""
+    token_clicked = Signal(str)
+    """A token was clicked without being dragged (select it, or aim at it)."""
+    token_menu = Signal(str, QPoint)
+    """A token was right-clicked: offer its actions at this screen point."""
+    moved = Signal(str)
+    """A token was dragged (whether or not the move was allowed)."""
 
     def __init__(self, scene: MapScene, referee: Referee | None,
                  parent: QWidget | None = None) -> None:
@@ -107,16 +113,20 @@ class MapView(QGraphicsView):
             self.controller.add_waypoint()
             event.accept()
             return
-        if button == Qt.MouseButton.LeftButton and self.controller is not None:
+        if button in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
             fx, fy = self._cell_at(event)
             token = self.map_scene.token_at((int(fx // 1), int(fy // 1)))
-            if token is not None:
-                item = self.map_scene.items_by_id.get(token.id)
-                if item is not None and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                    if not item.isSelected():
-                        self.map_scene.clearSelection()
-                    item.setSelected(True)
+            if token is not None and button == Qt.MouseButton.RightButton:
+                self.token_menu.emit(token.id, event.globalPosition().toPoint())
+                event.accept()
+                return
+            if token is not None and self.controller is not None:
+                # Selection waits for the release: a click may aim at a target.
                 self.controller.begin(token.id, (fx - token.x, fy - token.y))
+                event.accept()
+                return
+            if token is not None:
+                self.token_clicked.emit(token.id)
                 event.accept()
                 return
         super().mousePressEvent(event)
@@ -157,8 +167,14 @@ class MapView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and self.controller is not None \
                 and self.controller.drag is not None:
             self.controller.move_to(self._cell_at(event))
+            drag = self.controller.drag
+            assert drag is not None
             override = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
             text = self.controller.finish(override)
+            if drag.cell in (None, drag.start) and not drag.waypoints:
+                self.token_clicked.emit(drag.token)
+            else:
+                self.moved.emit(drag.token)
             if text:
                 self.message.emit(text)
             event.accept()
@@ -195,6 +211,19 @@ class MapView(QGraphicsView):
             self._space = False
             self.viewport().unsetCursor()
         super().keyReleaseEvent(event)
+
+    def select(self, token_id: str | None) -> None:
+        """Mark one token selected (None: none)."""
+        self.map_scene.clearSelection()
+        item = self.map_scene.items_by_id.get(token_id or "")
+        if item is not None:
+            item.setSelected(True)
+
+    def follow(self, token_id: str) -> None:
+        """Bring a token into view (the player view follows whoever acts)."""
+        item = self.map_scene.items_by_id.get(token_id)
+        if item is not None and not self.map_scene.overview:
+            self.ensureVisible(item, 120, 120)
 
     def toggle_all_reach(self, on: bool) -> None:
         """Show every living token's reach at once (or go back to hover only)."""

@@ -1,0 +1,79 @@
+"""The phase timeline (pyqtgraph): phases as columns, combatants as rows, actions as bars."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+
+from tacmap.engine.state import Encounter
+from tacmap.engine.views import Timeline
+from tacmap.ui.map.look import side_colours
+from tacmap.ui.qt import QColor, QFont, QVBoxLayout, QWidget
+
+
+class TimelinePanel(QWidget):
+    """Draws a ruleset's Timeline view-model; hidden for rulesets without phases."""
+
+    def __init__(self, player: bool = False) -> None:
+        super().__init__()
+        pg.setConfigOptions(antialias=True)
+        self.plot = pg.PlotWidget(background="#fbf8ef")
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=False, alpha=0.25)
+        self.player = player
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.plot)
+        self.bars: list[tuple[str, int, int, int]] = []
+        self.current: int | None = None
+        self.rows: list[str] = []
+
+    def show_timeline(self, state: Encounter, timeline: Timeline | None,
+                      hidden: frozenset[str] = frozenset()) -> None:
+        """Redraw; ``hidden`` token ids are left out (the player view)."""
+        self.plot.clear()
+        self.bars = []
+        self.rows = []
+        if timeline is None:
+            self.current = None
+            return
+        colours = side_colours(state)
+        items = [i for i in timeline.items if i.actor not in hidden]
+        rows: list[str] = []
+        for item in items:
+            if item.actor not in rows:
+                rows.append(item.actor)
+        self.rows = rows
+        size = 13 if self.player else 9
+        font = QFont()
+        font.setPointSize(size)
+        for item in items:
+            y = rows.index(item.actor)
+            token = state.tokens.get(item.actor)
+            colour = QColor(colours.get(token.side, "#888888") if token else "#888888")
+            if item.carried:
+                colour.setAlpha(140)
+            bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
+                                  height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
+            self.plot.addItem(bar)
+            label = pg.TextItem(item.label, color="#ffffff", anchor=(0, 0.5))
+            label.setFont(font)
+            label.setPos(item.start - 0.38, -y)
+            self.plot.addItem(label)
+            self.bars.append((item.actor, item.start, item.end, y))
+        self.current = timeline.current
+        if timeline.current is not None:
+            region = pg.LinearRegionItem((timeline.current - 0.5, timeline.current + 0.5),
+                                         movable=False, brush=(255, 204, 0, 70),
+                                         pen=pg.mkPen("#d69e00"))
+            self.plot.addItem(region)
+        axis = self.plot.getAxis("bottom")
+        axis.setTicks([list(enumerate(timeline.phases))])
+        left = self.plot.getAxis("left")
+        names = [(-i, state.tokens[a].name if a in state.tokens else a) for i, a in enumerate(rows)]
+        left.setTicks([names])
+        for ax in (axis, left):
+            ax.setStyle(tickFont=font)
+        self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
+        self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
