@@ -193,3 +193,21 @@ def test_bench_quick_reports_every_engine_figure(capsys: pytest.CaptureFixture[s
     names = [f["name"] for f in json.loads(out)]
     for expected in ["preview per mouse move", "undo + redo", "save 2,000", "load 2,000"]:
         assert any(n.startswith(expected) for n in names)
+
+
+def test_render_draws_the_map_to_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tacmap.ui.qt import QImage
+
+    path = _encounter(tmp_path, capsys)
+    out = tmp_path / "map.png"
+    code, text, _ = run(capsys, "render", str(path), str(out), "--scale", "20")
+    assert code == 0 and text.strip() == f"{out}: 240×200 px"
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (240, 200)
+    # Ana's disc (party blue) sits on cell (1,1): its centre is blue, not parchment.
+    centre = image.pixelColor(30, 30)
+    assert centre.blue() > centre.red()
+    code, text, _ = run(capsys, "render", str(path), str(tmp_path / "p.png"), "--player")
+    assert code == 0 and "(player view)" in text
+    code, _, err = run(capsys, "render", str(path), str(tmp_path / "no" / "x.png"))
+    assert code == 2 and "cannot write" in err

@@ -38,6 +38,7 @@ def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | N
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
     scene.render(painter, QRectF(0, 0, w, h), rect, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
-    if not image.save(str(out), "PNG"):  # PySide6 6.11.3 refuses bytes here
+    # The stubs ask for bytes, the binding accepts only str: trust the binding.
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
         raise OSError(f"cannot write {out}")
     return w, h
