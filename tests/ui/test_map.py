@@ -131,3 +131,15 @@ def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: 
     assert again.dirty
     window.save()
     assert not auto.exists()
+
+
+def test_sides_named_for_a_colour_are_drawn_in_it() -> None:
+    from tacmap.engine.state import Encounter, Token
+    from tacmap.ui.map.look import NAMED, side_colours
+
+    state = Encounter(ruleset="skirmish")
+    for i, side in enumerate(["Red Company", "adventurers", "Blue Company", "orcs"]):
+        state.tokens[f"t{i}"] = Token(f"t{i}", f"T{i}", side, i, 0)
+    colours = side_colours(state)
+    assert colours["Red Company"] == NAMED["red"] and colours["Blue Company"] == NAMED["blue"]
+    assert len(set(colours.values())) == 4

@@ -54,12 +54,25 @@ class TokenLook:
     """GM-only token: left out of the player view."""
 
 
+#: A side named for a colour ("Red Company") is drawn in it.
+NAMED = {"blue": PALETTE[0], "red": PALETTE[1], "green": PALETTE[2], "orange": PALETTE[3],
+         "gold": PALETTE[3], "yellow": PALETTE[3], "purple": PALETTE[4], "violet": PALETTE[4],
+         "teal": PALETTE[5], "pink": PALETTE[6]}
+
+
 def side_colours(state: Encounter) -> dict[str, str]:
-    """A colour for each side, stable in the order sides first appear."""
+    """A colour for each side: its own if its name says one, else the next unused one."""
+    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
     colours: dict[str, str] = {}
-    for t in state.tokens.values():
-        if t.side not in colours:
-            colours[t.side] = PALETTE[len(colours) % len(PALETTE)]
+    for side in sides:
+        words = side.lower().replace("-", " ").replace("_", " ").split()
+        named = next((NAMED[w] for w in words if w in NAMED), None)
+        if named is not None and named not in colours.values():
+            colours[side] = named
+    spare = [c for c in PALETTE if c not in colours.values()] or list(PALETTE)
+    for side in sides:
+        if side not in colours:
+            colours[side] = spare[len(colours) % len(spare)]
     return colours
 
 

@@ -243,7 +243,9 @@ class MapScene(QGraphicsScene):
         step = 1 if px >= 6 else 5 if px * 5 >= 6 else 25
         x0 = int(area.left() // CELL) // step * step
         y0 = int(area.top() // CELL) // step * step
-        x1, y1 = int(area.right() // CELL) + 1, int(area.bottom() // CELL) + 1
+        # Never past the map's edge: a line there would stand out on the dark surround.
+        x1 = min(int(area.right() // CELL) + 1, self.state.map.width)
+        y1 = min(int(area.bottom() // CELL) + 1, self.state.map.height)
         minor: list[QLineF] = []
         major: list[QLineF] = []
         for x in range(x0, x1 + 1, step):

@@ -17,6 +17,7 @@ class TimelinePanel(QWidget):
         super().__init__()
         pg.setConfigOptions(antialias=True)
         self.plot = pg.PlotWidget(background="#fbf8ef")
+        self.setMaximumHeight(340)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -57,7 +58,10 @@ class TimelinePanel(QWidget):
             bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
                                   height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
             self.plot.addItem(bar)
-            label = pg.TextItem(item.label, color="#ffffff", anchor=(0, 0.5))
+            # Characters that fit in the bar at this panel's type size.
+            room = (8 if self.player else 11) * (item.end - item.start + 1)
+            text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
+            label = pg.TextItem(text, color="#ffffff", anchor=(0, 0.5))
             label.setFont(font)
             label.setPos(item.start - 0.38, -y)
             self.plot.addItem(label)
@@ -75,5 +79,7 @@ class TimelinePanel(QWidget):
         left.setTicks([names])
         for ax in (axis, left):
             ax.setStyle(tickFont=font)
+        # As tall as the rows need, so the map keeps the room it can.
+        self.setMinimumHeight(min(320, 60 + 24 * max(len(rows), 1)))
         self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
