@@ -143,3 +143,39 @@ def test_sides_named_for_a_colour_are_drawn_in_it() -> None:
     colours = side_colours(state)
     assert colours["Red Company"] == NAMED["red"] and colours["Blue Company"] == NAMED["blue"]
     assert len(set(colours.values())) == 4
+
+
+def test_a_map_image_is_loaded_and_aligned_through_the_referee(window: MainWindow,
+                                                                tmp_path: Path) -> None:
+    from tacmap.engine.commands import SetMapImage
+    from tacmap.ui.qt import QColor, QImage
+
+    source = tmp_path / "cave.png"
+    image = QImage(200, 100, QImage.Format.Format_RGB32)
+    image.fill(QColor("#336699"))
+    assert image.save(str(source))
+    window.use_image(source)
+    assert (window.session.image_folder / "cave.png").is_file()  # type: ignore[operator]
+    item = window.scene.image_item
+    assert not item.pixmap().isNull() and item.pixmap().width() == 200
+    window.run(SetMapImage("cave.png", (2.0, 1.0), 0.05))
+    assert item.pos() == QPointF(2 * CELL, 1 * CELL)
+    assert abs(item.scale() - 0.05 * CELL) < 1e-9  # 200 px × 0.05 m = 10 m wide
+    window.undo_action.trigger()
+    assert item.pos() == QPointF(0, 0)
+
+
+def test_closing_with_unsaved_changes_asks_first(window: MainWindow) -> None:
+    questions: list[str] = []
+    window.ask = lambda q: questions.append(q) or False
+    drag(window.view, [(1, 1), (1, 2)])
+    assert window.session.dirty
+    window.close()
+    assert questions == ["This encounter has unsaved changes. Save them first?"]
+
+
+def test_the_gm_reorders_the_turn_order(window: MainWindow) -> None:
+    window.order_panel.rows.on_reorder(("bo", "ana", "grul", "zog"))
+    order = window.session.referee.ruleset.turn_order(window.session.referee.state)
+    assert order is not None and [r.id for r in order.rows] == ["bo", "ana", "grul", "zog"]
+    assert window.order_panel.rows.ids() == ("bo", "ana", "grul", "zog")
