@@ -47,7 +47,8 @@ class Figure:
         return value <= self.budget
 
 
-def _time(fn: Callable[[], object], runs: int) -> list[float]:
+def time_runs(fn: Callable[[], object], runs: int) -> list[float]:
+    """Milliseconds of each of ``runs`` calls of ``fn``."""
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -110,7 +111,7 @@ def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[
               min(199, max(0, mover.y + rnd.randint(-10, 10)))) for _ in range(reps)]
     it = iter(cells)
     figures.append(_figure("preview per mouse move (2,000 tokens, 500 walls)",
-                           _time(lambda: planner.plan(next(it)), reps), 2.0))
+                           time_runs(lambda: planner.plan(next(it)), reps), 2.0))
 
     # Undo and redo at the end of a 10,000-event log.
     state = big_encounter(ruleset.id, walls=0)
@@ -125,19 +126,19 @@ def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[
         referee.redo()
 
     figures.append(_figure("undo + redo at the end of a 10,000-event log",
-                           _time(undo_redo, reps), 50.0, "max"))
+                           time_runs(undo_redo, reps), 50.0, "max"))
 
     # Save and load of 2,000 tokens and 10,000 events.
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big.tacmap"
         n = 5 if quick else 20
         figures.append(_figure("save 2,000 tokens + 10,000 events",
-                               _time(lambda: storage.save(path, referee.state, referee.log), n),
+                               time_runs(lambda: storage.save(path, referee.state, referee.log), n),
                                200.0, "max"))
         registry.manifests.setdefault(ruleset.id, ruleset.manifest)
         registry._loaded.setdefault(ruleset.id, ruleset)
         figures.append(_figure("load 2,000 tokens + 10,000 events",
-                               _time(lambda: storage.load(path, registry), n), 200.0, "max"))
+                               time_runs(lambda: storage.load(path, registry), n), 200.0, "max"))
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
     if with_map:
@@ -155,7 +156,7 @@ def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
     bench = getattr(ruleset, "bench", None)
     if bench is None:
         return []
-    return [_figure(f"{ruleset.id}: {name}", _time(fn, reps), budget)
+    return [_figure(f"{ruleset.id}: {name}", time_runs(fn, reps), budget)
             for name, fn, budget in bench()]
 
 

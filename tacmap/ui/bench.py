@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tacmap.bench import time_runs
 from tacmap.engine import storage
 from tacmap.engine.commands import StartCombat
 from tacmap.engine.errors import RuleError
@@ -40,15 +41,6 @@ COLD_START = textwrap.dedent("""
     app.exec()
     print(time.time() - t0)
 """)
-
-
-def _timed(fn: Callable[[], object], runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
 
 
 def _started(state: Encounter, ruleset: Ruleset) -> None:
@@ -95,7 +87,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
         view.viewport().repaint()
 
     measure("map: drag step, preview + repaint (2,000 tokens, zoomed in)",
-            _timed(drag_step, reps), 8.0, "p95")
+            time_runs(drag_step, reps), 8.0, "p95")
     view.controller.cancel()
     view.close()
 
@@ -108,7 +100,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
     view.fit()
     QApplication.processEvents()
     measure("map: whole map repaint (10,000 tokens)",
-            _timed(view.viewport().repaint, reps), 16.7, "p95")
+            time_runs(view.viewport().repaint, reps), 16.7, "p95")
     view.close()
 
     # Open an encounter with 2,000 tokens until every token is drawn.
@@ -133,7 +125,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
             view.close()
 
         measure("map: open 2,000 tokens until all are drawn",
-                _timed(open_and_draw, 3 if quick else 8), 1000.0, "max")
+                time_runs(open_and_draw, 3 if quick else 8), 1000.0, "max")
 
     # Cold start to a drawn window, in a fresh process.
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))

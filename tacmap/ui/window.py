@@ -56,6 +56,15 @@ Tell = Callable[[str], None]
 AskDice = Callable[[int, int, str], list[int]]
 
 
+def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
+    """OK and Cancel buttons wired to ``dialog``."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
 class PlayerView(QMainWindow):
     """The window the GM shares: map, turn order and timeline; never GM-only data.
 
@@ -329,11 +338,7 @@ class MainWindow(QMainWindow):
         form.addRow("Ruleset", rulesets)
         form.addRow("Width", width)
         form.addRow("Height", height)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        form.addRow(buttons)
+        form.addRow(ok_cancel(dialog))
         if dialog.exec() != QDialog.DialogCode.Accepted or not self._may_leave():
             return
         self.start_new(str(rulesets.currentData()), width.value(), height.value())
@@ -420,11 +425,7 @@ class MainWindow(QMainWindow):
         form.addRow("Left edge at", ox)
         form.addRow("Top edge at", oy)
         form.addRow("Scale", scale)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        form.addRow(buttons)
+        form.addRow(ok_cancel(dialog))
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.run(SetMapImage(m.image, (ox.value(), oy.value()), scale.value()))
 
