@@ -211,3 +211,11 @@ def test_render_draws_the_map_to_a_png(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0 and "(player view)" in text
     code, _, err = run(capsys, "render", str(path), str(tmp_path / "no" / "x.png"))
     assert code == 2 and "cannot write" in err
+
+
+def test_no_screen_is_one_sentence_not_a_crash(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = run(capsys, "open", "whatever.tacmap")
+    assert code == 2 and "there is no screen to open a window on" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -38,8 +39,18 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     return app, window
 
 
+def check_screen() -> None:
+    """Refuse in one sentence, rather than let Qt abort, when there is no screen."""
+    if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+            or os.environ.get("QT_QPA_PLATFORM")):
+        raise InputError("there is no screen to open a window on (no DISPLAY); "
+                         "tacmap render and tacmap play work without one")
+
+
 def run(registry: Registry, path: Path | None) -> int:
     """Show the window and run until it closes."""
+    check_screen()
     app, window = open_window(registry, path)
     window.show()
     return int(app.exec())
