@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
+from tacmap.ui.help import app_icon
 from tacmap.ui.qt import QApplication
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
@@ -30,6 +31,8 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
     app.setApplicationName("tacmap")
+    app.setWindowIcon(app_icon())
+    app.setDesktopFileName("tacmap")  # lets Wayland match the installed desktop entry
     session = Session.open(registry, path or demo_path())
     window = MainWindow(registry, session)
     if session.newer_autosave() is not None and window.ask(

@@ -15,6 +15,7 @@ from tacmap.engine.referee import Change, Entry
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import MapSpec
 from tacmap.engine.views import ActionOption
+from tacmap.ui.help import add_help_menu
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.odds_card import OddsCard
@@ -255,6 +256,7 @@ class MainWindow(QMainWindow):
         self._action(view, "&Player View", self.show_player_view, "F11")
         for dock in (self.order_dock, self.pool_dock, self.log_dock, self.timeline_dock):
             view.addAction(dock.toggleViewAction())
+        add_help_menu(self)
 
     def _set_physical_dice(self, on: bool) -> None:
         self.physical_dice = on
