@@ -12,8 +12,9 @@ from pathlib import Path
 
 from tacmap import __version__
 from tacmap.engine import codec, grid, storage
+from tacmap.engine.codec import LIMIT
 from tacmap.engine.commands import Command, describe
-from tacmap.engine.dice import DiceSource, FixedDice
+from tacmap.engine.dice import DiceSource, FixedDice, fresh_seed
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
@@ -57,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("file", metavar="FILE")
     new.add_argument("--name", default="", help="title of the encounter")
     new.add_argument("--size", default="30x20", help="map size in cells, WxH (default 30x20)")
-    new.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
+    new.add_argument("--seed", type=int, default=None,
+                     help="dice seed, 0 to 1,000,000,000 (default: random)")
     new.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
     check = sub.add_parser("check", help="validate an encounter file")
@@ -182,6 +184,8 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
 def _new(registry: Registry, args: argparse.Namespace) -> int:
     ruleset = registry.get(args.ruleset)
     path = Path(args.file)
+    if args.seed is not None and not 0 <= args.seed <= LIMIT:
+        raise UsageError(f"--seed must be 0 to {LIMIT:,}")
     if path.exists() and not args.force:
         raise InputError(f"{path} already exists; pick another name or add --force")
     try:
@@ -192,7 +196,7 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
         spec = MapSpec(width=w, height=h)
     except ValueError as err:
         raise InputError(str(err)) from None
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    seed = args.seed if args.seed is not None else fresh_seed()
     state = ruleset.new_encounter(args.name or path.stem, seed)
     state.map = spec
     try:

@@ -219,3 +219,11 @@ def test_no_screen_is_one_sentence_not_a_crash(monkeypatch: pytest.MonkeyPatch,
         monkeypatch.delenv(name, raising=False)
     code, _, err = run(capsys, "open", "whatever.tacmap")
     assert code == 2 and "there is no screen to open a window on" in err
+
+
+def test_new_encounters_always_reopen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A random seed must stay within what a file may hold, every time.
+    for i in range(12):
+        path = tmp_path / f"n{i}.tacmap"
+        assert run(capsys, "new", "--ruleset", "skirmish", str(path))[0] == 0
+        assert run(capsys, "check", str(path))[0] == 0

@@ -12,11 +12,12 @@ Three sources share one small protocol:
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tacmap.engine.codec import record
+from tacmap.engine.codec import LIMIT, record
 from tacmap.engine.errors import RuleError
 
 MAX_DICE = 1000
@@ -67,6 +68,11 @@ def _check(count: int, sides: int) -> None:
         raise RuleError(f"cannot roll {count} dice (limit {MAX_DICE})")
     if not 2 <= sides <= MAX_SIDES:
         raise RuleError(f"a die needs 2 to {MAX_SIDES} sides, not {sides}")
+
+
+def fresh_seed() -> int:
+    """A new encounter's seed: random, and within the range a file may hold."""
+    return int.from_bytes(os.urandom(8), "big") % LIMIT
 
 
 def stream_face(seed: int, index: int, sides: int) -> int:

@@ -11,7 +11,7 @@ from tacmap.engine.ruleset import Registry
 from tacmap.ui.help import app_icon
 from tacmap.ui.qt import QApplication
 from tacmap.ui.session import Session
-from tacmap.ui.window import MainWindow
+from tacmap.ui.window import MainWindow, ask_dialog
 
 
 def demo_path() -> Path:
@@ -33,13 +33,11 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     app.setApplicationName("tacmap")
     app.setWindowIcon(app_icon())
     app.setDesktopFileName("tacmap")  # lets Wayland match the installed desktop entry
-    session = Session.open(registry, path or demo_path())
-    window = MainWindow(registry, session)
-    if session.newer_autosave() is not None and window.ask(
+    session = Session.open(registry, path or demo_path(), as_copy=path is None)
+    if session.newer_autosave() is not None and ask_dialog(
             "tacmap closed without saving this encounter. Restore the unsaved changes?"):
         session.restore_autosave()
-        window._bind(session)
-    return app, window
+    return app, MainWindow(registry, session)
 
 
 def check_screen() -> None:

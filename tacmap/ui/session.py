@@ -37,11 +37,20 @@ class Session:
         self.saved_version = 0
         self.referee.subscribe(self._changed)
         self.on_autosave_error: Callable[[str], None] = lambda msg: None
+        #: ``defer(write)`` schedules the autosave (the window coalesces bursts of
+        #: commands into one write); None writes at once.
+        self.defer: Callable[[Callable[[], None]], None] | None = None
 
     @classmethod
-    def open(cls, registry: Registry, path: Path) -> Session:
-        """Read ``path``; InputError with one sentence if it cannot be used."""
+    def open(cls, registry: Registry, path: Path, as_copy: bool = False) -> Session:
+        """Read ``path``; InputError with one sentence if it cannot be used.
+
+        ``as_copy`` opens it untitled (the bundled demo: saving asks where, so
+        the shipped file is never overwritten).
+        """
         loaded = storage.load(path, registry)
+        if as_copy:
+            return cls(registry, loaded.state, loaded.log, None, loaded.images)
         session = cls(registry, loaded.state, loaded.log, path, loaded.images)
         remember(path)
         return session
@@ -85,6 +94,16 @@ class Session:
         return home() / "autosave" / f"{digest}.tacmap"
 
     def _changed(self, change: Change, entry: Entry | None) -> None:
+        if self.defer is not None:
+            self.defer(self.autosave_now)
+        else:
+            self.autosave_now()
+
+    def autosave_now(self) -> None:
+        """Write the autosave (or drop it when nothing is unsaved any more)."""
+        if not self.dirty:
+            self.discard_autosave()
+            return
         try:
             folder = self.autosave_path.parent
             folder.mkdir(parents=True, exist_ok=True)
@@ -112,9 +131,9 @@ class Session:
     def restore_autosave(self) -> None:
         """Replace the state with the autosave's (it is then the unsaved state)."""
         loaded = storage.load(self.autosave_path, self.registry)
-        referee = Referee(loaded.state, self.registry.get(loaded.state.ruleset), loaded.log)
-        referee.listeners = self.referee.listeners
-        self.referee = referee
+        # Only the session's own autosave listener moves over: a window binds itself anew.
+        self.referee = Referee(loaded.state, self.registry.get(loaded.state.ruleset), loaded.log)
+        self.referee.subscribe(self._changed)
         self.saved_version = -1
 
 

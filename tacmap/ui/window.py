@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.engine.commands import Attack, Command, EndTurn, SetMapImage, StartCombat, describe
-from tacmap.engine.dice import ManualDice
+from tacmap.engine.dice import ManualDice, fresh_seed
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import Event, HpChanged
 from tacmap.engine.referee import Change, Entry
@@ -42,6 +41,7 @@ from tacmap.ui.qt import (
     QScrollArea,
     QSpinBox,
     Qt,
+    QTimer,
     QWidget,
 )
 from tacmap.ui.session import Session, recent
@@ -51,10 +51,31 @@ IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
 
 #: ``ask(question) -> bool``; the window asks the GM through this (tests answer it).
 Ask = Callable[[str], bool]
+#: ``ask_save(question)``: True save, False discard, None cancel (tests answer it).
+AskSave = Callable[[str], "bool | None"]
 #: ``tell(problem)``: a problem the GM must see (a dialog; tests collect them).
 Tell = Callable[[str], None]
 #: ``ask_dice(count, sides, why) -> faces``: physical dice typed in by the GM.
 AskDice = Callable[[int, int, str], list[int]]
+
+
+def ask_dialog(question: str) -> bool:
+    """A Yes/No question in a dialog."""
+    answer = QMessageBox.question(None, "tacmap", question)
+    return bool(answer == QMessageBox.StandardButton.Yes)
+
+
+def save_first_dialog(question: str) -> bool | None:
+    """Save / Discard / Cancel: True to save, False to discard, None to stay."""
+    box = QMessageBox(QMessageBox.Icon.Question, "tacmap", question,
+                      QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                      | QMessageBox.StandardButton.Cancel)
+    answer = box.exec()
+    if answer == QMessageBox.StandardButton.Save:
+        return True
+    if answer == QMessageBox.StandardButton.Discard:
+        return False
+    return None
 
 
 def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
@@ -117,16 +138,23 @@ class MainWindow(QMainWindow):
     """The GM's window on one encounter."""
 
     def __init__(self, registry: Registry, session: Session, ask: Ask | None = None,
-                 tell: Tell | None = None) -> None:
+                 tell: Tell | None = None, ask_save: AskSave | None = None) -> None:
         super().__init__()
         self.registry = registry
         self.ask: Ask = ask or self._ask_dialog
+        self.ask_save: AskSave = ask_save or (
+            (lambda q: bool(ask(q))) if ask is not None else save_first_dialog)
         self.tell: Tell = tell or self._tell_dialog
         self.session = session
         self.player: PlayerView | None = None
         self.actor: str | None = None
         self.odds_card: OddsCard | None = None
         self.physical_dice = False
+        # Autosave a moment after the last command, not inside the click that made it.
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setSingleShot(True)
+        self._autosave_timer.setInterval(250)
+        self._autosave_timer.timeout.connect(lambda: self.session.autosave_now())
         self.ask_dice: AskDice = self._ask_dice_dialog
         self.order_panel = InitiativePanel(self.run)
         self.pool_panel = PoolPanel()
@@ -156,9 +184,17 @@ class MainWindow(QMainWindow):
 
     # --- binding a session -------------------------------------------------------------
 
+    def _card_done(self, card: OddsCard) -> None:
+        if self.odds_card is card:
+            self.odds_card = None
+
     def _bind(self, session: Session) -> None:
+        # A card aimed in the old encounter must not act on the new one.
+        if self.odds_card is not None:
+            self.odds_card.close()
         self.session = session
         session.on_autosave_error = lambda msg: self.statusBar().showMessage(msg, 8000)
+        session.defer = lambda write: self._autosave_timer.start()
         self.scene = MapScene(session.referee.state, session.referee.ruleset,
                               session.image_folder)
         self.view = MapView(self.scene, session.referee)
@@ -297,9 +333,10 @@ class MainWindow(QMainWindow):
         """True when the current encounter may be closed (saved, or the GM said so)."""
         if not self.session.dirty:
             return True
-        if self.ask("This encounter has unsaved changes. Save them first?"):
-            return self.save()
-        return True
+        answer = self.ask_save("This encounter has unsaved changes. Save them first?")
+        if answer is None:
+            return False
+        return self.save() if answer else True
 
     def open_path(self, path: Path) -> bool:
         """Open an encounter file; a bad file leaves the current one as it was."""
@@ -348,7 +385,7 @@ class MainWindow(QMainWindow):
     def start_new(self, ruleset_id: str, width: int, height: int) -> None:
         """An empty, unsaved encounter."""
         ruleset = self.registry.get(ruleset_id)
-        state = ruleset.new_encounter("New encounter", int.from_bytes(os.urandom(4), "big"))
+        state = ruleset.new_encounter("New encounter", fresh_seed())
         state.map = MapSpec(width, height)
         self.session.discard_autosave()
         self._bind(Session(self.registry, state))
@@ -440,6 +477,7 @@ class MainWindow(QMainWindow):
             entry_events = self.session.referee.execute(command, dice)
         except RuleError as err:
             self.statusBar().showMessage(f"Refused: {err}", 10000)
+            self._refresh()  # panels that anticipated the change (a dragged row) go back
             return False
         self._show_results(command, entry_events)
         return True
@@ -529,6 +567,8 @@ class MainWindow(QMainWindow):
         if self.odds_card is not None:
             self.odds_card.close()
         card = OddsCard(title, state.tokens[target].name, preview, self)
+        card.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        card.finished.connect(lambda _: self._card_done(card))
         card.accepted.connect(lambda: self.run(command))
         card.setModal(False)
         card.show()
@@ -559,6 +599,7 @@ class MainWindow(QMainWindow):
         if not self._may_leave():
             event.ignore()
             return
+        self._autosave_timer.stop()
         self.session.discard_autosave()
         if self.player is not None:
             self.player.close()

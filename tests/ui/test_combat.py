@@ -93,7 +93,7 @@ def test_a_full_round_by_clicks(window: MainWindow, qtbot: object, registry: Reg
     pool_after = ref.state.tokens["barry"].values["pool"]
     assert pool_after < pool_before or all(f >= 4 for f in rolled[0].roll.faces)
     # The pool panel shows Barry's faces, in the order rolled.
-    shown = {row.pool.token: row.pool for row in window.pool_panel.rows}
+    shown = {pool.token: pool for pool, _ in window.pool_panel.rows()}
     assert shown["barry"].faces == rolled[0].roll.faces
 
     click(qtbot, window.order_panel.end_button)

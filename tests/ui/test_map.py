@@ -118,9 +118,12 @@ def test_opening_a_bad_file_keeps_the_current_encounter(window: MainWindow,
 
 
 def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: Registry,
-                                                  encounter_file: Path) -> None:
+                                                  encounter_file: Path, qtbot: object) -> None:
     drag(window.view, [(1, 1), (1, 3)])
     auto = window.session.autosave_path
+    # Written a moment after the command, once the burst of clicks is over.
+    qtbot.waitUntil(lambda: not window._autosave_timer.isActive(),  # type: ignore[attr-defined]
+                    timeout=3000)
     assert auto.is_file()
     from tacmap.ui.session import Session
 
@@ -167,11 +170,14 @@ def test_a_map_image_is_loaded_and_aligned_through_the_referee(window: MainWindo
 
 def test_closing_with_unsaved_changes_asks_first(window: MainWindow) -> None:
     questions: list[str] = []
-    window.ask = lambda q: questions.append(q) or False
+    answers: list[bool | None] = [None, False]  # Cancel first, then Discard
+    window.ask_save = lambda q: questions.append(q) or answers.pop(0)
     drag(window.view, [(1, 1), (1, 2)])
     assert window.session.dirty
-    window.close()
-    assert questions == ["This encounter has unsaved changes. Save them first?"]
+    assert not window.close()  # cancelled: still open, nothing lost
+    assert window.isVisible() and window.session.dirty
+    assert window.close()
+    assert questions == ["This encounter has unsaved changes. Save them first?"] * 2
 
 
 def test_the_gm_reorders_the_turn_order(window: MainWindow) -> None:
@@ -179,3 +185,23 @@ def test_the_gm_reorders_the_turn_order(window: MainWindow) -> None:
     order = window.session.referee.ruleset.turn_order(window.session.referee.state)
     assert order is not None and [r.id for r in order.rows] == ["bo", "ana", "grul", "zog"]
     assert window.order_panel.rows.ids() == ("bo", "ana", "grul", "zog")
+
+
+def test_fit_frames_the_fight_not_the_whole_map(qtbot: object, registry: Registry,
+                                                tmp_path: Path) -> None:
+    from tacmap.engine import storage
+    from tacmap.engine.state import Encounter, MapSpec, Token
+    from tacmap.ui.session import Session
+
+    state = Encounter(ruleset="skirmish", map=MapSpec(1000, 1000))
+    state.tokens["a"] = Token("a", "A", "x", 500, 500)
+    state.tokens["b"] = Token("b", "B", "y", 504, 502)
+    path = tmp_path / "wide.tacmap"
+    storage.save(path, state, [])
+    win = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                     tell=lambda t: None)
+    qtbot.addWidget(win)  # type: ignore[attr-defined]
+    win.resize(1000, 700)
+    win.show()
+    win.view.fit()
+    assert not win.scene.overview and win.view.zoom * CELL > 40

@@ -12,6 +12,7 @@ from tacmap.ui.qt import (
     QMouseEvent,
     QPainter,
     QPoint,
+    QRectF,
     Qt,
     QWheelEvent,
     QWidget,
@@ -77,7 +78,12 @@ class MapView(QGraphicsView):
 
     def fit(self) -> None:
         """Show the whole encounter: all tokens and walls, or the whole map."""
-        rect = self.map_scene.itemsBoundingRect().intersected(self.map_scene.sceneRect())
+        # Tokens and walls only: the marks layer and overlays span the whole map.
+        rect = self.map_scene.walls_item.sceneBoundingRect() \
+            if not self.map_scene.walls_item.path().isEmpty() else QRectF()
+        for item in self.map_scene.items_by_id.values():
+            rect = rect.united(item.sceneBoundingRect())
+        rect = rect.intersected(self.map_scene.sceneRect())
         if rect.isEmpty():
             rect = self.map_scene.sceneRect()
         self.fitInView(rect.adjusted(-CELL, -CELL, CELL, CELL), Qt.AspectRatioMode.KeepAspectRatio)

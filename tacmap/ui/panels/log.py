@@ -51,7 +51,8 @@ class LogPanel(QWidget):
         top.addWidget(self.filter, 1)
         top.addWidget(copy)
         self.lines = QListWidget()
-        self.lines.setWordWrap(True)
+        # One line an event, all the same height: scrolling a long log stays instant.
+        self.lines.setUniformItemSizes(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
@@ -63,13 +64,16 @@ class LogPanel(QWidget):
         """Rebuild from the whole log (when an encounter is opened)."""
         self.lines.clear()
         self._sizes = []
+        self._sync_filter(state)
         for entry in log:
-            self.append(state, entry, scroll=False)
+            self.append(state, entry, scroll=False, sync=False)
         self.lines.scrollToBottom()
 
-    def append(self, state: Encounter, entry: Entry, scroll: bool = True) -> None:
+    def append(self, state: Encounter, entry: Entry, scroll: bool = True,
+               sync: bool = True) -> None:
         """Add one entry's lines: the command, then each event."""
-        self._sync_filter(state)
+        if sync:
+            self._sync_filter(state)
         header = QFont(self.lines.font())
         header.setBold(True)
         about = tokens_named(entry.command)
