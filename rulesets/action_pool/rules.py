@@ -41,7 +41,7 @@ from tacmap.engine.events import (
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Cell, Encounter, MapSpec, Token
 from tacmap.engine.views import (
@@ -363,61 +363,67 @@ class ActionPool(Ruleset):
     def __init__(self, manifest: Manifest) -> None:
         super().__init__(manifest)
         self.data = Data.read(manifest.data)
+        self._check_stat_block()
 
     # --- the stat block ------------------------------------------------------
 
     def check_token(self, token: Token) -> None:
-        d = self.data
+        # Types, ranges and names come from [stat_block.*] (the base class); what
+        # ties one stat to another, or to the token, is checked here.
+        super().check_token(token)
         stats = token.stats
-
-        def bad(message: str) -> InputError:
-            return InputError(f"token {token.id!r} ({token.name}): {message}")
-
-        for key, value in stats.items():
-            if key in d.stats:
-                s = d.stats[key]
-                if isinstance(value, bool) or not isinstance(value, int) \
-                        or not s.lo <= value <= s.hi:
-                    raise bad(f"{key} must be a whole number from {s.lo} to {s.hi}, "
-                              f"not {value!r}")
-            elif key not in GEAR_KEYS:
-                known = ", ".join((*d.stats, *GEAR_KEYS))
-                raise bad(f"unknown stat {key!r} (this ruleset knows {known})")
-        weapon = stats.get("weapon", d.default_weapon)
-        if weapon not in d.weapons:
-            raise bad(f"weapon {weapon!r} is not in the weapons table "
-                      f"({', '.join(d.weapons)})")
+        weapon = stats.get("weapon", self.data.default_weapon)
         carried = stats.get("weapons")
-        if carried is not None:
-            if not isinstance(carried, tuple) or not all(isinstance(w, str) for w in carried):
-                raise bad("weapons must be a list of weapon keys")
-            for w in carried:
-                if w not in d.weapons:
-                    raise bad(f"carried weapon {w!r} is not in the weapons table")
-            if "weapon" in stats and weapon not in carried:
-                raise bad(f"the weapon in hand, {weapon!r}, is not among the weapons carried")
-        prof = stats.get("proficiency", {})
-        if not isinstance(prof, dict):
-            raise bad("proficiency must map weapon keys to whole numbers")
-        for w, level in prof.items():
-            if w not in d.weapons:
-                raise bad(f"proficiency names {w!r}, which is not in the weapons table")
-            if isinstance(level, bool) or not isinstance(level, int) \
-                    or not 0 <= level <= d.max_proficiency:
-                raise bad(f"proficiency with {w} must be 0 to {d.max_proficiency}, "
-                          f"not {level!r}")
-        armour = stats.get("armour", d.default_armour)
-        if armour not in d.armour:
-            raise bad(f"armour {armour!r} is not one of {', '.join(d.armour)}")
-        abilities = stats.get("abilities", ())
-        if not isinstance(abilities, tuple) or not all(isinstance(a, str) for a in abilities):
-            raise bad("abilities must be a list of ability keys")
-        for a in abilities:
-            if a not in d.abilities:
-                raise bad(f"ability {a!r} is not in the abilities table "
-                          f"({', '.join(d.abilities)})")
+        problems = []
+        if "weapon" in stats and carried and weapon not in carried:
+            problems.append(f"the weapon in hand, {weapon!r}, is not among the weapons "
+                            "carried")
         if token.max_hp < 1:
-            raise bad(f"max_hp must be at least 1, not {token.max_hp}")
+            problems.append(f"max_hp must be at least 1, not {token.max_hp}")
+        if problems:
+            raise token_error(token, problems)
+
+    def _check_stat_block(self) -> None:
+        """Refuse a [stat_block] that says other than the tables the rules read."""
+        d = self.data
+        fields = {f.key: f for f in self.stat_fields()}
+
+        def differ(where: str, block: object, rules: object, rules_key: str) -> InputError:
+            return InputError(f"ruleset.toml: stat_block.{where} is {block!r} but "
+                              f"{rules_key} is {rules!r}; make them the same")
+
+        for key in (*d.stats, *GEAR_KEYS):
+            if key not in fields:
+                raise InputError(f"ruleset.toml: the stat block needs [stat_block.{key}]")
+        for key in sorted(set(fields) - {*d.stats, *GEAR_KEYS}):
+            raise InputError(f"ruleset.toml: stat_block.{key} is not a stat the rules read")
+        kinds = {**dict.fromkeys(d.stats, "int"), "weapon": "choice", "armour": "choice",
+                 "weapons": "choices", "abilities": "choices", "proficiency": "table"}
+        tables = {"weapon": d.weapons, "weapons": d.weapons, "proficiency": d.weapons,
+                  "armour": d.armour, "abilities": d.abilities}
+        for key, kind in kinds.items():
+            f = fields[key]
+            if f.kind != kind:
+                raise InputError(f"ruleset.toml: stat_block.{key}.kind must be {kind!r}")
+            stray = [c for c in f.choices if c not in tables.get(key, {})]
+            if stray:
+                raise InputError(f"ruleset.toml: stat_block.{key} offers {stray[0]!r}, "
+                                 "which the rules' tables do not have")
+        for s in d.stats.values():
+            f = fields[s.name]
+            for name, block, rules in (("min", f.min, s.lo), ("max", f.max, s.hi),
+                                       ("default", f.default, s.default)):
+                if block != rules:
+                    raise differ(f"{s.name}.{name}", block, rules, f"stats.{s.name}.{name}")
+        pairs = (("weapon.default", fields["weapon"].default, d.default_weapon,
+                  "defaults.weapon"),
+                 ("armour.default", fields["armour"].default, d.default_armour,
+                  "defaults.armour"),
+                 ("proficiency.max", fields["proficiency"].max, d.max_proficiency,
+                  "defaults.max_proficiency"))
+        for where, block, rules, rules_key in pairs:
+            if block != rules:
+                raise differ(where, block, rules, rules_key)
 
     def _stat(self, token: Token, name: str) -> int:
         value = token.stats.get(name)
@@ -1043,7 +1049,9 @@ class ActionPool(Ruleset):
         if weapon is None:
             raise RuleError(f"say which weapon to wield: {', '.join(self.data.weapons)}")
         carried = token.stats.get("weapons")
-        if isinstance(carried, tuple) and weapon.key not in carried:
+        # An empty list reads like a missing one: a form shows every field, and a
+        # token that carries "nothing listed" must still be able to wield.
+        if isinstance(carried, tuple) and carried and weapon.key not in carried:
             raise RuleError(f"{token.name} carries no {weapon.name} "
                             f"(carried: {', '.join(carried)})")
         old = self._weapon(token)

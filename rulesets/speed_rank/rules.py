@@ -337,6 +337,40 @@ class SpeedRank(Ruleset):
         for r in self.table:
             if r.key not in self.handlers:
                 raise _toml_error(m, f"combat event {r.key!r} has no rule behind it")
+        self._check_stat_block()
+
+    def _check_stat_block(self) -> None:
+        """Refuse a [stat_block] that says other than [stats] and the tables the rules read."""
+        m = self.manifest
+        fields = {f.key: f for f in self.stat_fields()}
+        for key in self.defaults:
+            if key not in fields:
+                raise _toml_error(m, f"the stat block needs [stat_block.{key}]")
+        for key in fields:
+            if key not in self.defaults:
+                raise _toml_error(m, f"stat_block.{key} has no default in [stats]")
+        for key, want in self.defaults.items():
+            f = fields[key]
+            kinds = (("bool",) if isinstance(want, bool) else ("int",) if isinstance(want, int)
+                     else ("text", "choice") if isinstance(want, str) else ("choices",))
+            if f.kind not in kinds:
+                raise _toml_error(m, f"stat_block.{key}.kind must be {' or '.join(kinds)}")
+            default = tuple(want) if isinstance(want, list) else want
+            if f.default != default:
+                raise _toml_error(m, f"stat_block.{key}.default is {f.default!r} but "
+                                     f"stats.{key} is {want!r}; make them the same")
+        for key, allowed in self.allowed.items():
+            if key not in fields or fields[key].choices != tuple(allowed):
+                raise _toml_error(m, f"stat_block.{key}.choices must be {allowed} "
+                                     "(stats_allowed)")
+        if fields["dex"].max != self.dex_high:
+            raise _toml_error(m, f"stat_block.dex.max must be dexterity.highest "
+                                 f"({self.dex_high})")
+        for key, table in (("race", self.races), ("weapon", self.weapons),
+                           ("spells", self.spells)):
+            choices = fields[key].choices
+            if not choices or any(c not in table for c in choices):
+                raise _toml_error(m, f"stat_block.{key} must offer names from [{key}] only")
 
     # ------------------------------------------------------------------ stat block
 
@@ -1715,46 +1749,9 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ what the panels ask
 
     def check_token(self, token: Token) -> None:
-        def bad(what: str) -> InputError:
-            return InputError(f"token {token.id!r} ({token.name}): {what}")
-
-        for key, value in token.stats.items():
-            if key not in self.defaults:
-                raise bad(f"stats.{key} is not a Speed Rank stat (known: "
-                          f"{', '.join(sorted(self.defaults))})")
-            want = self.defaults[key]
-            if isinstance(want, bool):
-                ok = isinstance(value, bool)
-            elif isinstance(want, int):
-                ok = isinstance(value, int) and not isinstance(value, bool)
-            elif isinstance(want, str):
-                ok = isinstance(value, str)
-            else:
-                ok = isinstance(value, tuple | list) and all(isinstance(v, str) for v in value)
-            if not ok:
-                kind = ("true or false" if isinstance(want, bool) else "a whole number"
-                        if isinstance(want, int) else "text" if isinstance(want, str)
-                        else "a list of names")
-                raise bad(f"stats.{key} must be {kind}, not {value!r}")
-        race = self.stat(token, "race")
-        if race not in self.races:
-            raise bad(f"stats.race {race!r} is not a race of this ruleset "
-                      f"({', '.join(self.races)})")
-        dex = int(self.stat(token, "dex"))
-        if not 1 <= dex <= self.dex_high:
-            raise bad(f"stats.dex must be 1 to {self.dex_high}, not {dex}")
-        if self.stat(token, "weapon") not in self.weapons:
-            raise bad(f"stats.weapon {self.stat(token, 'weapon')!r} is not a weapon "
-                      f"({', '.join(self.weapons)})")
-        for s in self.stat(token, "spells"):
-            if s not in self.spells:
-                raise bad(f"stats.spells names {s!r}, which is not a spell "
-                          f"({', '.join(self.spells)})")
-        for key, allowed in self.allowed.items():
-            if self.stat(token, key) not in allowed:
-                raise bad(f"stats.{key} must be one of {', '.join(allowed)}")
-        if int(self.stat(token, "mount_speed")) < 0:
-            raise bad("stats.mount_speed cannot be negative")
+        # Every key, type, range, race, weapon, spell and mount type is in [stat_block.*],
+        # checked by the base class; _check_stat_block keeps it in step with [stats].
+        super().check_token(token)
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         if not isinstance(state.schedule, Round):

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from tacmap.engine.codec import Json, encode, record
-from tacmap.engine.state import Cell, Token
+from tacmap.engine.state import Cell, Token, Wall
 
 
 class Command:
@@ -155,6 +155,11 @@ class SetMapImage(Command):
     """Metres from the map's top-left corner to the image's."""
     scale: float = 0.02
     """Metres per image pixel."""
+    locked: bool | None = None
+    """True locks the image's alignment, False unlocks it, null keeps it as it is.
+
+    While the image is locked, a command that keeps it locked may not change
+    its offset or scale."""
 
 
 @record("add_token")
@@ -175,6 +180,46 @@ class RemoveToken(Command):
     override = True
     token: str
     """Token id."""
+
+
+@record("edit_token")
+@dataclass(frozen=True)
+class EditToken(Command):
+    """GM: replace a token with this one (name, side, size, stats, HP …; same id)."""
+
+    override = True
+    token: Token
+    """The token as it should be; its id names the token it replaces."""
+
+
+@record("set_walls")
+@dataclass(frozen=True)
+class SetWalls(Command):
+    """GM: replace every wall and obstacle (drawing, erasing and moving walls)."""
+
+    override = True
+    walls: tuple[Wall, ...]
+    """The map's walls and obstacles from now on."""
+
+
+@record("set_diagonal")
+@dataclass(frozen=True)
+class SetDiagonal(Command):
+    """GM: change the encounter's diagonal rule (DESIGN §4)."""
+
+    override = True
+    rule: str
+    """``"rectilinear"``, ``"chebyshev"``, ``"alternating"`` or ``"euclidean"``."""
+
+
+@record("rename_encounter")
+@dataclass(frozen=True)
+class RenameEncounter(Command):
+    """GM: give the encounter a new title."""
+
+    override = True
+    name: str
+    """The new title."""
 
 
 def describe(cmd: Command) -> str:

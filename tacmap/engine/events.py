@@ -13,7 +13,7 @@ from typing import Any
 
 from tacmap.engine.codec import Json, record
 from tacmap.engine.dice import Roll
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Token, Wall
 
 
 class Event:
@@ -228,28 +228,35 @@ class ScheduleChanged(Event):
 @record("map_image_changed")
 @dataclass(frozen=True)
 class MapImageChanged(Event):
-    """The background image or its alignment changed."""
+    """The background image, its alignment or its lock changed."""
 
     old: tuple[str | None, tuple[float, float], float]
     """(image, offset, metres per pixel) before."""
     new: tuple[str | None, tuple[float, float], float]
     """(image, offset, metres per pixel) after."""
+    locked: tuple[bool, bool] = (False, False)
+    """Whether the alignment was locked (before, after)."""
 
     def apply(self, state: Encounter) -> None:
-        self._set(state, self.new)
+        self._set(state, self.new, self.locked[1])
 
     def revert(self, state: Encounter) -> None:
-        self._set(state, self.old)
+        self._set(state, self.old, self.locked[0])
 
     @staticmethod
-    def _set(state: Encounter, value: tuple[str | None, tuple[float, float], float]) -> None:
+    def _set(state: Encounter, value: tuple[str | None, tuple[float, float], float],
+             locked: bool) -> None:
         state.map.image, state.map.image_offset, state.map.image_scale = value
+        state.map.image_locked = locked
 
     def text(self, state: Encounter) -> str:
         image, (x, y), scale = self.new
         if image is None:
             return "the map image is removed"
-        return f"map image {image} at ({x:g}, {y:g}) m, {scale:g} m per pixel"
+        if self.old == self.new and self.locked[0] != self.locked[1]:
+            return f"the map image is {'locked' if self.locked[1] else 'unlocked'}"
+        lock = ", locked" if self.locked[1] else ""
+        return f"map image {image} at ({x:g}, {y:g}) m, {scale:g} m per pixel{lock}"
 
 
 @record("round_changed")
@@ -313,6 +320,125 @@ class TokenRemoved(Event):
         return f"{self.token.name} is removed from the map"
 
 
+@record("token_edited")
+@dataclass(frozen=True)
+class TokenEdited(Event):
+    """The GM changed a token as a whole (kept whole before and after, for undo)."""
+
+    old: Token
+    """The token before."""
+    new: Token
+    """The token after; same id."""
+
+    def apply(self, state: Encounter) -> None:
+        # A copy, as for TokenAdded: later events change the state's token in place.
+        state.tokens[self.new.id] = copy.deepcopy(self.new)
+
+    def revert(self, state: Encounter) -> None:
+        state.tokens[self.old.id] = copy.deepcopy(self.old)
+
+    def text(self, state: Encounter) -> str:
+        changes = token_changes(self.old, self.new)
+        return f"{self.old.name} is edited: {'; '.join(changes) or 'no change'}"
+
+
+def token_changes(old: Token, new: Token) -> list[str]:
+    """What differs between two versions of a token, as short phrases (``"hp 10 → 7"``)."""
+    out = []
+    if old.name != new.name:
+        out.append(f"name {old.name} → {new.name}")
+    if old.side != new.side:
+        out.append(f"side {old.side} → {new.side}")
+    if old.cell != new.cell:
+        out.append(f"at ({old.x},{old.y}) → ({new.x},{new.y})")
+    for what in ("size", "hp", "max_hp"):
+        a, b = getattr(old, what), getattr(new, what)
+        if a != b:
+            out.append(f"{what} {a} → {b}")
+    for what in ("stats", "values"):
+        a, b = getattr(old, what), getattr(new, what)
+        for key in dict.fromkeys([*a, *b]):
+            if a.get(key) != b.get(key):
+                out.append(f"{key} {_show(a.get(key))} → {_show(b.get(key))}")
+    if old.conditions != new.conditions:
+        out.append(f"conditions {_show(old.conditions)} → {_show(new.conditions)}")
+    if old.image != new.image:
+        out.append(f"portrait {old.image or '—'} → {new.image or '—'}")
+    if old.hidden != new.hidden:
+        out.append("hidden from the players" if new.hidden else "shown to the players")
+    return out
+
+
+@record("walls_changed")
+@dataclass(frozen=True)
+class WallsChanged(Event):
+    """The GM drew, erased or moved walls and obstacles."""
+
+    old: tuple[Wall, ...]
+    """Every wall before."""
+    new: tuple[Wall, ...]
+    """Every wall after."""
+
+    def apply(self, state: Encounter) -> None:
+        # A new tuple object: movement and the map cache walls by the tuple's identity.
+        state.map.walls = self.new
+
+    def revert(self, state: Encounter) -> None:
+        state.map.walls = self.old
+
+    def text(self, state: Encounter) -> str:
+        left = list(self.old)
+        added = 0
+        for w in self.new:
+            if w in left:
+                left.remove(w)
+            else:
+                added += 1
+        parts = [f"{added} drawn" if added else "", f"{len(left)} erased" if left else ""]
+        said = ", ".join(p for p in parts if p) or "reordered"
+        return f"walls: {said} ({len(self.new)} now)"
+
+
+@record("diagonal_changed")
+@dataclass(frozen=True)
+class DiagonalChanged(Event):
+    """The encounter's diagonal rule changed."""
+
+    old: str
+    """Rule before."""
+    new: str
+    """Rule after."""
+
+    def apply(self, state: Encounter) -> None:
+        state.diagonal = self.new
+
+    def revert(self, state: Encounter) -> None:
+        state.diagonal = self.old
+
+    def text(self, state: Encounter) -> str:
+        return f"diagonal rule: {self.old} → {self.new}"
+
+
+@record("encounter_renamed")
+@dataclass(frozen=True)
+class EncounterRenamed(Event):
+    """The encounter got a new title."""
+
+    old: str
+    """Title before."""
+    new: str
+    """Title after."""
+
+    def apply(self, state: Encounter) -> None:
+        state.name = self.new
+
+    def revert(self, state: Encounter) -> None:
+        state.name = self.old
+
+    def text(self, state: Encounter) -> str:
+        return f"the encounter is renamed {self.new!r} (was {self.old!r})"
+
+
 @record("said")
 @dataclass(frozen=True)
 class Said(Event):
@@ -339,4 +465,6 @@ def _show(value: Json) -> str:
         return "—"
     if isinstance(value, tuple):
         return "[" + " ".join(_show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
     return str(value)

@@ -25,6 +25,23 @@ def _shape(wall: Wall) -> shapely.Geometry:
     return shapely.LineString(wall.points)
 
 
+def wall_problem(wall: Wall, width: float, height: float) -> str | None:
+    """Why ``wall`` cannot stand on a ``width``×``height`` m map, or None.
+
+    Points must lie on the map: rasterising looks at every cell of a wall's
+    bounding box, so a point a million metres away would stall the app.
+    """
+    for x, y in wall.points:
+        if not (0 <= x <= width and 0 <= y <= height):
+            return f"the point ({x:g}, {y:g}) is off the {width:g}×{height:g} m map"
+    shape = _shape(wall)
+    if wall.closed and (not shapely.is_valid(shape) or shape.area <= 0):
+        return "an obstacle must not cross itself and must cover some ground"
+    if not wall.closed and shape.length <= 0:
+        return "a wall must have some length"
+    return None
+
+
 class Walls:
     """The map's walls and obstacles, indexed once; answers steps and sight."""
 

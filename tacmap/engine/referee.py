@@ -17,34 +17,46 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tacmap.engine.codec import record
+from tacmap.engine.codec import freeze, record
 from tacmap.engine.commands import (
     AddToken,
     Command,
+    EditToken,
     FreeMove,
     RemoveToken,
+    RenameEncounter,
     SetCondition,
+    SetDiagonal,
     SetHp,
     SetMapImage,
     SetValue,
+    SetWalls,
 )
 from tacmap.engine.dice import DiceSource, SeededDice
-from tacmap.engine.errors import RuleError
+from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import (
     ConditionChanged,
+    DiagonalChanged,
+    EncounterRenamed,
     Event,
     HpChanged,
     MapImageChanged,
     TokenAdded,
+    TokenEdited,
     TokenMoved,
     TokenRemoved,
     ValueChanged,
+    WallsChanged,
 )
+from tacmap.engine.geometry import wall_problem
 from tacmap.engine.ruleset import Resolution, Ruleset
-from tacmap.engine.state import Encounter, check_image_path
+from tacmap.engine.state import DIAGONAL_RULES, Encounter, Token, check_image_path
 from tacmap.engine.views import Preview
 
 Change = Literal["execute", "undo", "redo", "reset"]
+
+#: Longest encounter title the GM may give.
+MAX_NAME = 200
 
 
 @record("entry")
@@ -185,21 +197,42 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             raise RuleError(f"{token.name} {'is already' if has else 'is not'} {cmd.condition}")
         ctx.emit(ConditionChanged(token.id, cmd.condition, cmd.on))
     elif isinstance(cmd, SetMapImage):
-        if cmd.image is not None:
-            try:
-                check_image_path(cmd.image, "image")
-            except ValueError as err:
-                raise RuleError(str(err)) from None
-        if not 0 < cmd.scale <= 1000:
-            raise RuleError(f"{cmd.scale:g} m per pixel is not a usable scale")
-        m = state.map
-        ctx.emit(MapImageChanged((m.image, m.image_offset, m.image_scale),
-                                 (cmd.image, cmd.offset, cmd.scale)))
+        _set_map_image(ctx, cmd)
     elif isinstance(cmd, AddToken):
         if cmd.token.id in state.tokens:
             raise RuleError(f"there is already a token {cmd.token.id!r}")
-        ruleset.check_token(cmd.token)
-        ctx.emit(TokenAdded(copy.deepcopy(cmd.token)))
+        ctx.emit(TokenAdded(_checked_token(state, cmd.token, ruleset)))
+    elif isinstance(cmd, EditToken):
+        old = state.token(cmd.token.id)
+        new = _checked_token(state, cmd.token, ruleset)
+        if new == old:
+            raise RuleError(f"{old.name} is already like that: nothing to change")
+        ctx.emit(TokenEdited(copy.deepcopy(old), new))
+    elif isinstance(cmd, SetWalls):
+        for i, wall in enumerate(cmd.walls):
+            problem = wall_problem(wall, state.map.width, state.map.height)
+            if problem:
+                raise RuleError(f"wall {i + 1}: {problem}")
+        if cmd.walls == state.map.walls:
+            raise RuleError("the walls are already like that: nothing to change")
+        ctx.emit(WallsChanged(state.map.walls, tuple(cmd.walls)))
+    elif isinstance(cmd, SetDiagonal):
+        if cmd.rule not in DIAGONAL_RULES:
+            raise RuleError(f"there is no diagonal rule {cmd.rule!r} "
+                            f"(there are {', '.join(DIAGONAL_RULES)})")
+        if cmd.rule == state.diagonal:
+            raise RuleError(f"the diagonal rule is already {cmd.rule}")
+        ctx.emit(DiagonalChanged(state.diagonal, cmd.rule))
+    elif isinstance(cmd, RenameEncounter):
+        name = cmd.name.strip()
+        if not name:
+            raise RuleError("an encounter needs a name")
+        if len(name) > MAX_NAME:
+            raise RuleError(f"a name of {len(name)} characters is too long "
+                            f"(at most {MAX_NAME})")
+        if name == state.name:
+            raise RuleError(f"the encounter is already called {name!r}")
+        ctx.emit(EncounterRenamed(state.name, name))
     elif isinstance(cmd, RemoveToken):
         token = state.token(cmd.token)
         index = list(state.tokens).index(token.id)
@@ -207,3 +240,47 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     else:
         # Reorder and any ruleset-specific override go to the rules, which own the schedule.
         ruleset.resolve(ctx, cmd)
+
+
+def _set_map_image(ctx: Resolution, cmd: SetMapImage) -> None:
+    if cmd.image is not None:
+        try:
+            check_image_path(cmd.image, "image")
+        except ValueError as err:
+            raise RuleError(str(err)) from None
+    if not 0 < cmd.scale <= 1000:
+        raise RuleError(f"{cmd.scale:g} m per pixel is not a usable scale")
+    m = ctx.state.map
+    if cmd.image is None and cmd.locked:
+        raise RuleError("there is no map image to lock")
+    # A lock means nothing without an image; removing the image drops it.
+    locked = False if cmd.image is None else \
+        m.image_locked if cmd.locked is None else cmd.locked
+    if m.image_locked and locked and (cmd.offset, cmd.scale) != (m.image_offset, m.image_scale):
+        raise RuleError("the map image is locked: unlock it to move or scale it")
+    ctx.emit(MapImageChanged((m.image, m.image_offset, m.image_scale),
+                             (cmd.image, cmd.offset, cmd.scale), (m.image_locked, locked)))
+
+
+def _checked_token(state: Encounter, token: Token, ruleset: Ruleset) -> Token:
+    """A copy of ``token`` fit to put on the map, or RuleError with the reason.
+
+    Lists in the stat block become tuples (as a saved file reads back), so the
+    live state equals the state after save and load.
+    """
+    if not token.name.strip():
+        raise RuleError(f"token {token.id!r} needs a name")
+    x, y = token.cell
+    if not (0 <= x <= state.map.width - token.size and 0 <= y <= state.map.height - token.size):
+        raise RuleError(f"{token.name} at ({x},{y}) would stick out of the "
+                        f"{state.map.width}×{state.map.height} m map")
+    try:
+        if token.image is not None:
+            check_image_path(token.image, f"{token.name}'s portrait")
+        clean = copy.deepcopy(token)
+        clean.stats = freeze(token.stats, "stats")
+        clean.values = freeze(token.values, "values")
+        ruleset.check_token(clean)
+    except InputError as err:
+        raise RuleError(str(err)) from None
+    return clean

@@ -23,6 +23,7 @@ from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
 from tacmap.engine.movement import MovePlan, Space, plan_move
+from tacmap.engine.statblock import StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Token
 from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
 
@@ -85,6 +86,7 @@ class Ruleset:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self.space = Space()
+        self._stat_fields: tuple[StatField, ...] | None = None
 
     @property
     def id(self) -> str:
@@ -98,8 +100,21 @@ class Ruleset:
         return Encounter(ruleset=self.id, ruleset_version=self.manifest.version, name=name,
                          diagonal=self.manifest.diagonal, seed=seed)
 
+    def stat_fields(self) -> tuple[StatField, ...]:
+        """The stat block of ``[stat_block.*]`` in ruleset.toml (empty when it has none)."""
+        if self._stat_fields is None:
+            self._stat_fields = fields_of(self.manifest)
+        return self._stat_fields
+
     def check_token(self, token: Token) -> None:
-        """Raise InputError if the token's stat block does not fit the rules."""
+        """Raise InputError if the token's stat block does not fit the rules.
+
+        The base checks ``token.stats`` against ``stat_fields()``; a ruleset adds
+        the checks that tie stats together (the weapon in hand is one carried).
+        """
+        problems = check_stats(self.stat_fields(), token.stats) if self.stat_fields() else []
+        if problems:
+            raise token_error(token, problems)
 
     # --- judging ------------------------------------------------------------
 
@@ -182,6 +197,11 @@ class Ruleset:
     def dice_pools(self, state: Encounter) -> list[PoolView]:
         """Each token's dice pool, for rulesets that have them."""
         return []
+
+
+def token_error(token: Token, problems: Sequence[str]) -> InputError:
+    """One InputError naming the token and listing every problem with it."""
+    return InputError(f"token {token.id!r} ({token.name}): {'; '.join(problems)}")
 
 
 class _DiceNeeded(Exception):

@@ -54,6 +54,8 @@ class MapSpec:
     """Metres per image pixel (0.02: a 50-pixel grid square is one metre)."""
     walls: tuple[Wall, ...] = ()
     """Walls and obstacles."""
+    image_locked: bool = False
+    """The image's offset and scale are locked (no accidental drag once aligned)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.image_scale <= 1000:

@@ -65,8 +65,16 @@ def dumps(state: Encounter, log: list[Entry], images: str = "images") -> str:
 
 def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "images") -> None:
     """Write atomically: temp file in the same folder, fsync, rename; keep ``FILE.bak``."""
+    write_atomic(path, dumps(state, log, images), backup=True)
+
+
+def write_atomic(path: str | Path, text: str, backup: bool = False) -> None:
+    """Write ``text`` so that ``path`` holds either the old file or the new one, never half.
+
+    Temp file in the same folder, fsync, rename. With ``backup`` the previous
+    file is kept as ``FILE.bak``.
+    """
     path = Path(path)
-    text = dumps(state, log, images)
     folder = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
@@ -74,7 +82,7 @@ def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "im
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        if path.exists():
+        if backup and path.exists():
             # Copy first, then rename, so a crash leaves either the old backup or the new one.
             bak_tmp = f"{tmp}.bak"
             shutil.copy2(path, bak_tmp)

@@ -94,15 +94,18 @@ def _started(rules: Ruleset, *tokens: Token) -> Encounter:
 
 @pytest.mark.parametrize(("stats", "words"), [
     ({"dexx": 3}, "unknown stat 'dexx'"),
-    ({"str": -1}, "str must be a whole number from 0 to 20"),
-    ({"con": 0}, "con must be a whole number from 1 to 20"),
-    ({"ac": 2.5}, "ac must be a whole number"),
-    ({"weapon": "trident"}, "weapon 'trident' is not in the weapons table"),
+    ({"str": -1}, "STR must be a whole number from 0 to 20, not -1"),
+    ({"con": 0}, "CON must be a whole number from 1 to 20, not 0"),
+    ({"ac": 2.5}, "AC must be a whole number from 0 to 40, not 2.5"),
+    ({"weapon": "trident"}, "Weapon in hand must be one of unarmed, dagger, .*, not 'trident'"),
     ({"weapon": "axe", "weapons": ("longsword",)}, "not among the weapons carried"),
-    ({"proficiency": {"trident": 1}}, "proficiency names 'trident'"),
-    ({"proficiency": {"axe": 9}}, "proficiency with axe must be 0 to 5"),
-    ({"armour": "plate"}, "armour 'plate' is not one of"),
-    ({"abilities": ("fireball",)}, "ability 'fireball' is not in the abilities table"),
+    ({"weapons": ("axe", "axe")}, "Weapons carried names 'axe' twice"),
+    ({"proficiency": {"trident": 1}}, "Weapon proficiency names 'trident', which is not one"),
+    ({"proficiency": {"axe": 9}},
+     "Weapon proficiency for axe must be a whole number from 0 to 5, not 9"),
+    ({"armour": "plate"}, "Armour must be one of none, light, medium, heavy, not 'plate'"),
+    ({"abilities": ("fireball",)}, "Abilities names 'fireball', which is not one of"),
+    ({"abilities": ("parry", "parry")}, "Abilities names 'parry' twice"),
 ])
 def test_a_bad_stat_block_is_refused_with_its_reason(rules: Ruleset, stats: dict[str, Any],
                                                      words: str) -> None:

@@ -227,14 +227,17 @@ def test_tokens_added_mid_round_act_from_the_next(registry: Registry) -> None:
 
 
 @pytest.mark.parametrize(("stats", "message"), [
-    ({"race": "centaur"}, "stats.race 'centaur' is not a race"),
-    ({"dex": 40}, "stats.dex must be 1 to 25, not 40"),
-    ({"dex": "high"}, "stats.dex must be a whole number, not 'high'"),
-    ({"weapon": "banana"}, "stats.weapon 'banana' is not a weapon"),
-    ({"spells": ["wish"]}, "stats.spells names 'wish', which is not a spell"),
-    ({"shield": 1}, "stats.shield must be true or false"),
-    ({"dexterity": 12}, "stats.dexterity is not a Speed Rank stat"),
-    ({"mount_type": "boat"}, "stats.mount_type must be one of mount, open_vehicle"),
+    ({"race": "centaur"}, "Race must be one of human, elf, .*, not 'centaur'"),
+    ({"dex": 40}, "Dexterity must be a whole number from 1 to 25, not 40"),
+    ({"dex": "high"}, "Dexterity must be a whole number from 1 to 25, not 'high'"),
+    ({"weapon": "banana"}, "Weapon must be one of unarmed, dagger, .*, not 'banana'"),
+    ({"spells": ["wish"]}, "Memorized spells names 'wish', which is not one of magic_missile"),
+    ({"shield": 1}, "Shield must be yes or no"),
+    ({"dexterity": 12}, "unknown stat 'dexterity' \\(this ruleset knows race, dex, weapon"),
+    ({"mount_type": "boat"}, "Mount type must be one of mount, open_vehicle, closed_vehicle"),
+    ({"mount_speed": -1}, "Mount speed must be a whole number from 0 to 100, not -1"),
+    ({"mount": "x" * 61}, "Mount or vehicle must be at most 60 characters long, not 61"),
+    ({"dex": 40, "race": "centaur"}, "Race must be .*; Dexterity must be"),
 ])
 def test_a_bad_stat_block_is_refused(registry: Registry, stats: dict[str, object],
                                      message: str) -> None:
