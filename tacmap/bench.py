@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove
-from tacmap.engine.movement import DragPlanner
+from tacmap.engine.commands import FreeMove, Move
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Manifest, Registry, Ruleset
 from tacmap.engine.state import Encounter, MapSpec, Token, Wall
@@ -100,18 +99,20 @@ def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[
     ruleset = _bench_ruleset(registry)
     reps = 40 if quick else 400
 
-    # Live preview per mouse move: route + cost + reach left + threats.
+    # Live preview per mouse move, the window's path: referee.preview(Move) with the
+    # caches of one state version (route + cost + reach left + threats).
     state = big_encounter(ruleset.id)
     state.diagonal = ruleset.manifest.diagonal
+    referee = Referee(state, ruleset)
     mover = next(iter(state.tokens.values()))
-    planner = DragPlanner(state, mover, lambda t: ruleset.reach(state, t),
-                          ruleset.max_reach(state))
     rnd = random.Random(7)
     cells = [(min(199, max(0, mover.x + rnd.randint(-10, 10))),
               min(199, max(0, mover.y + rnd.randint(-10, 10)))) for _ in range(reps)]
     it = iter(cells)
+    referee.preview(Move(mover.id, (cells[0],)))  # the first answer builds the caches
     figures.append(_figure("preview per mouse move (2,000 tokens, 500 walls)",
-                           time_runs(lambda: planner.plan(next(it)), reps), 2.0))
+                           time_runs(lambda: referee.preview(Move(mover.id, (next(it),))), reps),
+                           2.0))
 
     # Undo and redo at the end of a 10,000-event log.
     state = big_encounter(ruleset.id, walls=0)

@@ -143,6 +143,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _new(registry, args)
     if args.command == "check":
         loaded = storage.load(args.file, registry)
+        try:
+            storage.verify(loaded)
+        except InputError as err:
+            raise InputError(f"{args.file}: {err}") from None
         s = loaded.state
         print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {s.map.width}×"
               f"{s.map.height} m, {len(s.tokens)} tokens, {len(s.map.walls)} walls, "

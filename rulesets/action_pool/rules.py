@@ -37,6 +37,7 @@ from tacmap.engine.events import (
     ScheduleChanged,
     TokenMoved,
     ValueChanged,
+    condition_change,
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
@@ -583,7 +584,7 @@ class ActionPool(Ruleset):
                 if key in token.values:
                     ctx.emit(ValueChanged(tid, key, token.values[key], None, "a new fight"))
             if PREPARED in token.conditions:
-                ctx.emit(ConditionChanged(tid, PREPARED, False))
+                ctx.emit(condition_change(token, PREPARED, False))
             self._build_pool(ctx, token)
         names = ", ".join(self._name(state, t) for t in order)
         ctx.emit(ScheduleChanged(None, turns, f"turn order: {names}; "
@@ -675,7 +676,7 @@ class ActionPool(Ruleset):
         ctx.emit(ValueChanged(token.id, PREPARED, token.values[PREPARED], None,
                               f"lapses as {token.name}'s turn begins: {texts}"))
         if PREPARED in token.conditions:
-            ctx.emit(ConditionChanged(token.id, PREPARED, False))
+            ctx.emit(condition_change(token, PREPARED, False))
 
     # --- movement ----------------------------------------------------------------
 
@@ -980,7 +981,7 @@ class ActionPool(Ruleset):
         ctx.emit(ValueChanged(token.id, PREPARED, token.values.get(PREPARED), new,
                               f"{what} is used"))
         if new is None and PREPARED in token.conditions:
-            ctx.emit(ConditionChanged(token.id, PREPARED, False))
+            ctx.emit(condition_change(token, PREPARED, False))
 
     def _react(self, ctx: Resolution, reactor_id: str, trigger_id: str, trigger: str,
                check_reach: bool) -> None:

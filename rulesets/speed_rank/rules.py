@@ -25,7 +25,6 @@ from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder,
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import (
-    ConditionChanged,
     DiceRolled,
     HpChanged,
     LeftReach,
@@ -34,6 +33,7 @@ from tacmap.engine.events import (
     ScheduleChanged,
     TokenMoved,
     ValueChanged,
+    condition_change,
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
@@ -679,7 +679,7 @@ class SpeedRank(Ruleset):
                 if isinstance(until, int) and until < number:
                     ctx.emit(ValueChanged(t.id, key, until, None, f"no longer {cond}"))
                     if cond in t.conditions:
-                        ctx.emit(ConditionChanged(t.id, cond, False))
+                        ctx.emit(condition_change(t, cond, False))
 
     def _ongoing(self, ctx: Resolution) -> None:
         """A bolting mount keeps going until the rider masters it or its rounds run out."""
@@ -953,7 +953,7 @@ class SpeedRank(Ruleset):
     def _condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None:
         if (cond in token.conditions) == on:
             return
-        ctx.emit(ConditionChanged(token.id, cond, on))
+        ctx.emit(condition_change(token, cond, on))
         if not on or not isinstance(ctx.state.schedule, Round):
             return
         kinds: tuple[str, ...]

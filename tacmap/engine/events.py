@@ -186,21 +186,34 @@ class ConditionChanged(Event):
     """Condition name (``"dead"``, ``"prone"``)."""
     gained: bool
     """True when gained, False when lost."""
+    index: int = -1
+    """Where a lost condition stood among the token's (so undo puts it back there)."""
 
     def apply(self, state: Encounter) -> None:
         self._set(state, self.gained)
 
     def revert(self, state: Encounter) -> None:
-        self._set(state, not self.gained)
+        self._set(state, not self.gained, self.index)
 
-    def _set(self, state: Encounter, on: bool) -> None:
+    def _set(self, state: Encounter, on: bool, at: int = -1) -> None:
         t = state.tokens[self.token]
         rest = tuple(c for c in t.conditions if c != self.condition)
-        t.conditions = (*rest, self.condition) if on else rest
+        if not on:
+            t.conditions = rest
+        elif 0 <= at <= len(rest):
+            t.conditions = (*rest[:at], self.condition, *rest[at:])
+        else:
+            t.conditions = (*rest, self.condition)
 
     def text(self, state: Encounter) -> str:
         verb = "is now" if self.gained else "is no longer"
         return f"{_name(state, self.token)} {verb} {self.condition}"
+
+
+def condition_change(token: Token, condition: str, gained: bool) -> ConditionChanged:
+    """The event for ``token`` gaining or losing ``condition``, exact under undo."""
+    index = token.conditions.index(condition) if condition in token.conditions else -1
+    return ConditionChanged(token.id, condition, gained, -1 if gained else index)
 
 
 @record("schedule_changed")

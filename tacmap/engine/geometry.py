@@ -42,6 +42,24 @@ def wall_problem(wall: Wall, width: float, height: float) -> str | None:
     return None
 
 
+def _cells_along(points: Sequence[tuple[float, float]]) -> set[Cell]:
+    """Cells within a cell of a polyline: the only ones whose steps it can bar.
+
+    Walking the line costs its length, where the bounding box of a long
+    perimeter wall would cost its area.
+    """
+    out: set[Cell] = set()
+    for (x0, y0), (x1, y1) in pairwise(points):
+        n = max(1, int(np.ceil(2 * max(abs(x1 - x0), abs(y1 - y0)))))
+        for i in range(n + 1):
+            x = int(np.floor(x0 + (x1 - x0) * i / n))
+            y = int(np.floor(y0 + (y1 - y0) * i / n))
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    out.add((x + dx, y + dy))
+    return out
+
+
 class Walls:
     """The map's walls and obstacles, indexed once; answers steps and sight."""
 
@@ -59,11 +77,14 @@ class Walls:
         cells: set[Cell] = set()
         if self.shapes:
             candidates: set[Cell] = set()
-            for shape in self.shapes:
-                x0, y0, x1, y1 = shape.bounds
-                for x in range(int(np.floor(x0)) - 1, int(np.ceil(x1)) + 1):
-                    for y in range(int(np.floor(y0)) - 1, int(np.ceil(y1)) + 1):
-                        candidates.add((x, y))
+            for wall, shape in zip(self.walls, self.shapes, strict=True):
+                if wall.closed:
+                    x0, y0, x1, y1 = shape.bounds
+                    for x in range(int(np.floor(x0)) - 1, int(np.ceil(x1)) + 1):
+                        for y in range(int(np.floor(y0)) - 1, int(np.ceil(y1)) + 1):
+                            candidates.add((x, y))
+                else:
+                    candidates.update(_cells_along(wall.points))
             # Each undirected step once: E, S, SE, SW.
             pairs = [(c, (c[0] + dx, c[1] + dy)) for c in candidates
                      for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1))]
@@ -105,11 +126,17 @@ class Walls:
         if size == 1:
             return lambda a, b: (a, b) in steps or b in cells
         offsets = [(i, j) for j in range(size) for i in range(size)]
+        # Neighbouring cells inside one footprint: a wall between them cuts the token.
+        inner = [((i, j), (i + di, j + dj)) for i, j in offsets for di, dj in ((1, 0), (0, 1))
+                 if i + di < size and j + dj < size]
 
         def blocked(a: Cell, b: Cell) -> bool:
             for i, j in offsets:
                 fa, fb = (a[0] + i, a[1] + j), (b[0] + i, b[1] + j)
                 if (fa, fb) in steps or fb in cells:
+                    return True
+            for (i, j), (k, m) in inner:
+                if ((b[0] + i, b[1] + j), (b[0] + k, b[1] + m)) in steps:
                     return True
             return False
 

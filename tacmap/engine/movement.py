@@ -1,8 +1,10 @@
 """Planning a move: route, cost, walls, and whose reach it leaves.
 
-Used the same way by ``referee.preview`` (one call) and by the map while a
-token is dragged (``DragPlanner``: walls, a distance field and a token index
-built once when the drag starts; each mouse move is then a few look-ups).
+``Ruleset.plan`` calls ``plan_move`` for every preview and every executed
+move; its ``Space`` keeps the rasterised walls, the token index and the
+distance fields of the current state version, so while a token is dragged
+each mouse move is a few look-ups. ``DragPlanner`` does the same for code
+that holds a state without a referee.
 """
 
 from __future__ import annotations
@@ -150,8 +152,11 @@ def _detour(
     key = (start, size * 2 + diagonals % 2)  # the alternating rule depends on parity
     field = fields.get(key) if fields is not None else None
     bounds = (state.map.width - size + 1, state.map.height - size + 1)
-    budget = 3 * grid.segment_cost(rule, start, target) + 20
-    limit = 2.0 * bounds[0] * bounds[1] + 2
+    straight = grid.segment_cost(rule, start, target)
+    budget = 3 * straight + 20
+    # However far round the walls a path may wind, a search wider than this is a
+    # drag onto a walled-off cell: say so rather than flood a huge map.
+    limit = min(2.0 * bounds[0] * bounds[1] + 2, 6 * straight + 240)
     while True:
         if field is None or (field.cost_to(target) is None and field.budget < budget):
             field = grid.distance_field(rule, start, budget, bounds, walls.step_test(size),

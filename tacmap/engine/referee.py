@@ -35,7 +35,6 @@ from tacmap.engine.commands import (
 from tacmap.engine.dice import DiceSource, SeededDice
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import (
-    ConditionChanged,
     DiagonalChanged,
     EncounterRenamed,
     Event,
@@ -47,6 +46,7 @@ from tacmap.engine.events import (
     TokenRemoved,
     ValueChanged,
     WallsChanged,
+    condition_change,
 )
 from tacmap.engine.geometry import wall_problem
 from tacmap.engine.ruleset import Resolution, Ruleset
@@ -129,9 +129,20 @@ class Referee:
         """Take back the last entry; None when there is nothing to undo."""
         if not self.log:
             return None
-        entry = self.log.pop()
-        for event in reversed(entry.events):
-            event.revert(self.state)
+        entry = self.log[-1]
+        undone: list[Event] = []
+        try:
+            for event in reversed(entry.events):
+                event.revert(self.state)
+                undone.append(event)
+        except (KeyError, ValueError, IndexError, TypeError) as err:
+            # A log that does not fit the map (a hand-edited file): put back what was
+            # taken back, keep the entry, and say so in one sentence.
+            for event in reversed(undone):
+                event.apply(self.state)
+            raise RuleError(f"cannot undo {type(entry.command).__name__}: the log does not "
+                            f"match the map ({err})") from None
+        self.log.pop()
         self.redo_stack.append(entry)
         self._tell("undo", entry)
         return entry
@@ -195,7 +206,7 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             raise RuleError("a condition needs a name")
         if has == cmd.on:
             raise RuleError(f"{token.name} {'is already' if has else 'is not'} {cmd.condition}")
-        ctx.emit(ConditionChanged(token.id, cmd.condition, cmd.on))
+        ctx.emit(condition_change(token, cmd.condition, cmd.on))
     elif isinstance(cmd, SetMapImage):
         _set_map_image(ctx, cmd)
     elif isinstance(cmd, AddToken):

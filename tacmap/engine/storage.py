@@ -8,6 +8,8 @@ one ``InputError`` sentence that names the file and the place.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import gc
 import json
 import os
@@ -41,6 +43,33 @@ class Loaded:
     """Entries from the first command to the last."""
     images: str
     """Folder (relative to the file) that image paths are relative to."""
+
+
+def verify(loaded: Loaded) -> None:
+    """Refuse a log that does not fit the saved map: every entry must undo and redo.
+
+    ``tacmap check`` runs this; opening a file does not pay for it (undo then
+    refuses such an entry in one sentence instead).
+    """
+    state = copy.deepcopy(loaded.state)
+    entries = loaded.log
+    broken = (KeyError, ValueError, IndexError, TypeError, AttributeError)
+    for n in range(len(entries), 0, -1):
+        try:
+            for event in reversed(entries[n - 1].events):
+                event.revert(state)
+        except broken as err:
+            raise InputError(f"log entry {n} does not match the map: it cannot be undone "
+                             f"({err})") from None
+    for n, entry in enumerate(entries, start=1):
+        try:
+            for event in entry.events:
+                event.apply(state)
+        except broken as err:
+            raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
+                             f"({err})") from None
+    if state != loaded.state:
+        raise InputError("replaying the log does not give the saved map")
 
 
 def to_json(state: Encounter, log: list[Entry], images: str = "images") -> dict[str, Any]:
@@ -119,6 +148,8 @@ def load(path: str | Path, registry: Registry) -> Loaded:
             return loads(raw, registry)
     except InputError as err:
         raise InputError(f"{path}: {err}") from None
+    except RecursionError:
+        raise InputError(f"{path}: the data is nested too deeply") from None
 
 
 @contextlib.contextmanager
@@ -208,11 +239,16 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
             raise InputError(f"encounter.tokens[{i}]: token id {token.id!r} is used twice")
         ruleset.check_token(token)
         if token.image is not None:
+            token.image = token.image.replace("\\", "/")  # written on Windows
             check_image_path(token.image, f"encounter.tokens[{i}].image")
         by_id[token.id] = token
     body["tokens"] = {}
     state: Encounter = codec.decode(body, Encounter, "encounter")
     state.tokens = by_id
+    if state.schedule is not None and not dataclasses.is_dataclass(state.schedule):
+        raise InputError("encounter.schedule is not a round structure tacmap knows")
+    if state.map.image is not None:
+        state.map.image = state.map.image.replace("\\", "/")
     if state.ruleset != rs["id"]:
         raise InputError(f"encounter.ruleset {state.ruleset!r} differs from ruleset.id "
                          f"{rs['id']!r}")

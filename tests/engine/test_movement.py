@@ -42,3 +42,22 @@ def test_the_drag_planner_answers_like_a_preview() -> None:
     planner.waypoints.append((10, 45))
     via = planner.plan((12, 45))
     assert via.cells[0] == (10, 30) and (10, 45) in via.cells and via.cost == 17.0
+
+
+def test_a_large_token_never_ends_astride_a_wall() -> None:
+    # A wall along the grid line y=5: a 2×2 token may not stand with it through its middle.
+    state = state_with((Wall(((0, 5), (15, 5))),), size=20)
+    state.tokens["ogre"] = Token("ogre", "Ogre", "foe", 2, 1, size=2)
+    walls = Walls(state.map.walls)
+    _, _, why = plan_route(state, walls, state.tokens["ogre"], [(2, 4)])
+    assert why.startswith("no way round the walls")
+    cells, cost, why = plan_route(state, walls, state.tokens["ogre"], [(2, 3)])
+    assert why == "" and cells[-1] == (2, 3) and cost == 2.0
+
+
+def test_a_walled_off_cell_on_a_huge_map_is_refused_not_searched_for_ever() -> None:
+    ring = Wall(((500, 500), (505, 500), (505, 505), (500, 505), (500, 500)))
+    state = Encounter(ruleset="skirmish", map=MapSpec(2000, 2000, walls=(ring,)))
+    state.tokens["a"] = Token("a", "A", "party", 480, 480)
+    _, _, why = plan_route(state, Walls(state.map.walls), state.tokens["a"], [(502, 502)])
+    assert why == "no way round the walls to (502,502)"

@@ -163,3 +163,25 @@ def test_a_referee_refuses_a_state_of_another_ruleset(registry: Registry) -> Non
     state.ruleset = "other"
     with pytest.raises(RuleError, match="uses ruleset 'other'"):
         Referee(state, registry.get("skirmish"))
+
+
+def test_undoing_a_lost_condition_puts_it_back_in_its_place(registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.state.tokens["bo"].conditions = ("prone", "stunned")
+    before = copy.deepcopy(ref.state)
+    ref.execute(SetCondition("bo", "prone", on=False))
+    assert ref.state.tokens["bo"].conditions == ("stunned",)
+    ref.undo()
+    assert ref.state == before
+
+
+def test_an_entry_that_does_not_fit_the_map_refuses_to_undo(registry: Registry) -> None:
+    from tacmap.engine.events import HpChanged
+    from tacmap.engine.referee import Entry
+
+    ref = skirmish_referee(registry)
+    ref.log.append(Entry(SetHp("ghost", 3), (HpChanged("ghost", 5, 3, "GM"),)))
+    before = copy.deepcopy(ref.state)
+    with pytest.raises(RuleError, match="the log does not match the map"):
+        ref.undo()
+    assert ref.state == before and len(ref.log) == 1

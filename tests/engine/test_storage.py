@@ -157,3 +157,43 @@ def test_an_encounter_file_never_runs_code(tmp_path: Path, registry: Registry) -
     _bad(path, doc)
     loaded = storage.load(path, registry)  # an unknown "type" inside free data stays data
     assert loaded.state.tokens["ana"].stats["x"] == {"type": "__import__('os').system('x')"}
+
+
+def test_deeply_nested_data_is_one_sentence(tmp_path: Path, registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    doc = _doc(path)
+    deep: Any = 1
+    for _ in range(900):
+        deep = [deep]
+    doc["encounter"]["data"] = {"x": deep}
+    _bad(path, doc)
+    with pytest.raises(InputError, match="nested too deeply"):
+        storage.load(path, registry)
+
+
+def test_a_schedule_must_be_a_round_structure(tmp_path: Path, registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    _bad(path, _set(_doc(path), "encounter/schedule", 5))
+    with pytest.raises(InputError, match="not a round structure"):
+        storage.load(path, registry)
+
+
+def test_windows_image_paths_are_read_with_forward_slashes(tmp_path: Path,
+                                                           registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    _bad(path, _set(_doc(path), "encounter/map/image", "maps\\gate.png"))
+    assert storage.load(path, registry).state.map.image == "maps/gate.png"
+
+
+def test_check_refuses_a_log_that_does_not_fit_the_map(tmp_path: Path,
+                                                       registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    doc = _doc(path)
+    doc["log"][1]["events"][-1]["token"] = "ghost"
+    _bad(path, doc)
+    loaded = storage.load(path, registry)  # opening is cheap and does not replay
+    with pytest.raises(InputError, match="log entry 2 does not match the map"):
+        storage.verify(loaded)
+    good = tmp_path / "ok"
+    good.mkdir()
+    storage.verify(storage.load(saved(good, registry), registry))
