@@ -6,21 +6,47 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine.commands import Attack, Command, EndTurn, SetMapImage, StartCombat, describe
+from tacmap.engine.commands import (
+    AddToken,
+    Attack,
+    Command,
+    EditToken,
+    EndTurn,
+    RemoveToken,
+    RenameEncounter,
+    SetDiagonal,
+    SetMapImage,
+    StartCombat,
+    describe,
+)
 from tacmap.engine.dice import ManualDice, fresh_seed
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import Event, HpChanged
 from tacmap.engine.referee import Change, Entry
+from tacmap.engine.roster import Roster, next_copy
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec
+from tacmap.engine.statblock import StatField
+from tacmap.engine.statblock import defaults as statblock_defaults
+from tacmap.engine.state import DIAGONAL_RULES, MapSpec, Token
 from tacmap.engine.views import ActionOption
+from tacmap.ui.build import (
+    DrawWall,
+    EraseWall,
+    MoveWall,
+    ScaleImage,
+    Tool,
+    free_cell,
+    sketch_item,
+)
 from tacmap.ui.help import add_help_menu
 from tacmap.ui.map.scene import MapScene
+from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.panels.initiative import InitiativePanel, option_command
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
+from tacmap.ui.panels.roster import RosterPanel
 from tacmap.ui.panels.timeline import TimelinePanel
 from tacmap.ui.qt import (
     QAction,
@@ -34,6 +60,7 @@ from tacmap.ui.qt import (
     QFormLayout,
     QInputDialog,
     QKeySequence,
+    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -44,7 +71,8 @@ from tacmap.ui.qt import (
     QTimer,
     QWidget,
 )
-from tacmap.ui.session import Session, recent
+from tacmap.ui.session import Session, home, recent
+from tacmap.ui.token_form import TokenForm
 
 FILTER = "tacmap encounters (*.tacmap);;All files (*)"
 IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
@@ -55,6 +83,15 @@ Ask = Callable[[str], bool]
 AskSave = Callable[[str], "bool | None"]
 #: ``tell(problem)``: a problem the GM must see (a dialog; tests collect them).
 Tell = Callable[[str], None]
+#: ``ask_metres(shown) -> real metres``: the two-point image scale asks this.
+AskMetres = Callable[[float], "float | None"]
+TOOL_HINTS = {
+    "wall": "Click grid corners to lay a wall; Enter, double-click or right-click ends it.",
+    "obstacle": "Click the corners of an obstacle; Enter, double-click or right-click closes it.",
+    "erase": "Click a wall to remove it.",
+    "move": "Drag a wall to move it.",
+    "scale": "Click two points on the map image whose real distance you know.",
+}
 #: ``ask_dice(count, sides, why) -> faces``: physical dice typed in by the GM.
 AskDice = Callable[[int, int, str], list[int]]
 
@@ -169,7 +206,19 @@ class MainWindow(QMainWindow):
         self.log_dock = self._dock("Log", self.log_panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.timeline_dock = self._dock("Timeline", self.timeline_panel,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._roster: Roster | None = None
+        self.ask_metres: AskMetres = self._ask_metres_dialog
+        self.ask_tags: Callable[[str], str | None] = self._ask_tags_dialog
+        self.ask_file: Callable[[str, bool], Path | None] = self._ask_file_dialog
+        self.roster_panel = RosterPanel(self.roster, lambda: self.session.referee.state.ruleset)
+        self.roster_panel.save_button.clicked.connect(self.save_to_roster)
+        self.roster_panel.import_button.clicked.connect(self.import_roster)
+        self.roster_panel.export_button.clicked.connect(self.export_roster)
+        self.roster_panel.remove_button.clicked.connect(self.remove_from_roster)
+        self.roster_dock = self._dock("Roster", self.roster_panel,
+                                      Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
+        self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.pool_dock.raise_()
         self._build_menus()
         self._bind(session)
@@ -202,10 +251,16 @@ class MainWindow(QMainWindow):
         self.view.token_clicked.connect(self.token_clicked)
         self.view.token_menu.connect(self.token_menu)
         self.view.moved.connect(self.select)
+        self.view.roster_dropped.connect(self.place_from_roster)
+        self.sketch = sketch_item()
+        self.scene.addItem(self.sketch)
+        for action in self.tool_actions.values():
+            action.setChecked(False)
         self.setCentralWidget(self.view)
         session.referee.subscribe(self._on_change)
         self.actor = None
         self.log_panel.show_log(session.referee.state, session.referee.log)
+        self.roster_panel.refresh()
         self._refresh()
         self.view.fit()
         if self.player is not None:
@@ -237,6 +292,11 @@ class MainWindow(QMainWindow):
         if self.player is not None:
             self.player.sync(self.session)
         self.setWindowTitle(self.session.title)
+        for rule, action in self.diagonal_actions.items():
+            action.setChecked(rule == state.diagonal)
+        self.lock_action.blockSignals(True)
+        self.lock_action.setChecked(state.map.image_locked)
+        self.lock_action.blockSignals(False)
         self.undo_action.setEnabled(bool(self.session.referee.log))
         self.redo_action.setEnabled(bool(self.session.referee.redo_stack))
 
@@ -277,6 +337,7 @@ class MainWindow(QMainWindow):
         dice = self._action(game, "Roll &Physical Dice", lambda: None, checkable=True)
         dice.toggled.connect(self._set_physical_dice)
         self.dice_action = dice
+        self._build_menu(bar.addMenu("&Build"))
         view = bar.addMenu("&View")
         self._action(view, "Zoom &In", lambda: self.view.zoom_by(1.25), "Ctrl+=")
         self._action(view, "Zoom &Out", lambda: self.view.zoom_by(0.8), "Ctrl+-")
@@ -293,6 +354,236 @@ class MainWindow(QMainWindow):
         for dock in (self.order_dock, self.pool_dock, self.log_dock, self.timeline_dock):
             view.addAction(dock.toggleViewAction())
         add_help_menu(self)
+
+    def _build_menu(self, build: QMenu) -> None:
+        self._action(build, "&Add Combatant…", self.add_combatant, "Ctrl+Shift+A")
+        self._action(build, "&Edit Combatant…", self.edit_combatant, "Ctrl+Shift+E")
+        self._action(build, "&Duplicate Combatant", self.duplicate_combatant, "Ctrl+D")
+        self._action(build, "&Remove Combatant", self.remove_combatant, "Delete")
+        self._action(build, "Save Combatant to Roster…", self.save_to_roster)
+        build.addSeparator()
+        self.tool_actions: dict[str, QAction] = {}
+        for key, label, keys in (("wall", "Draw &Wall", "Ctrl+Shift+W"),
+                                 ("obstacle", "Draw &Obstacle", "Ctrl+Shift+O"),
+                                 ("erase", "E&rase Wall", "Ctrl+Shift+X"),
+                                 ("move", "&Move Wall", "Ctrl+Shift+M"),
+                                 ("scale", "&Scale Map Image by Two Points", None)):
+            action = self._action(build, label, lambda: None, keys, checkable=True)
+            action.toggled.connect(lambda on, k=key: self.use_tool(k if on else None))
+            self.tool_actions[key] = action
+        self.lock_action = self._action(build, "&Lock Map Image", lambda: None, checkable=True)
+        self.lock_action.toggled.connect(self._lock_image)
+        build.addSeparator()
+        rules = build.addMenu("Diagonal &Rule")
+        self.diagonal_actions: dict[str, QAction] = {}
+        for rule in DIAGONAL_RULES:
+            action = self._action(rules, rule, self._diagonal_setter(rule), checkable=True)
+            self.diagonal_actions[rule] = action
+        self._action(build, "Re&name Encounter…", self.rename_encounter)
+
+    def _diagonal_setter(self, rule: str) -> Callable[[], bool]:
+        return lambda: self.run(SetDiagonal(rule))
+
+    def use_tool(self, key: str | None) -> None:
+        """Switch to a building tool (None: back to moving tokens)."""
+        state = lambda: self.session.referee.state  # noqa: E731  (read at click time)
+        tools: dict[str, Tool] = {
+            "wall": DrawWall(state, self.run, self.sketch),
+            "obstacle": DrawWall(state, self.run, self.sketch, closed=True),
+            "erase": EraseWall(state, self.run),
+            "move": MoveWall(state, self.run),
+            "scale": ScaleImage(state, self.run, self.ask_metres),
+        }
+        if self.view.tool is not None:
+            self.view.tool.cancel()
+        self.view.tool = tools[key] if key else None
+        for name, action in self.tool_actions.items():
+            if name != key and action.isChecked():
+                action.blockSignals(True)
+                action.setChecked(False)
+                action.blockSignals(False)
+        if key:
+            self.statusBar().showMessage(TOOL_HINTS[key], 15000)
+
+    def _lock_image(self, on: bool) -> None:
+        m = self.session.referee.state.map
+        if m.image is None:
+            if on:
+                self.statusBar().showMessage("There is no map image to lock.", 6000)
+            self.lock_action.blockSignals(True)
+            self.lock_action.setChecked(False)
+            self.lock_action.blockSignals(False)
+            return
+        if m.image_locked != on:
+            self.run(SetMapImage(m.image, m.image_offset, m.image_scale, locked=on))
+
+    def _ask_metres_dialog(self, shown: float) -> float | None:
+        value, ok = QInputDialog.getDouble(
+            self, "Scale the map image",
+            f"The two points are {shown:.2f} m apart on the grid now. How far apart are "
+            "they really, in metres?", shown, 0.01, 100_000, 2)
+        return value if ok else None
+
+    def _ask_tags_dialog(self, name: str) -> str | None:
+        text, ok = QInputDialog.getText(self, "Save to roster",
+                                        f"Tags for {name} (comma separated, optional):")
+        return text if ok else None
+
+    def _ask_file_dialog(self, title: str, save: bool) -> Path | None:
+        pick = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
+        name, _ = pick(self, title, "", "Roster files (*.json);;All files (*)")
+        return Path(name) if name else None
+
+    # --- combatants ---------------------------------------------------------------------------
+
+    def _fields(self) -> tuple[StatField, ...]:
+        return self.session.referee.ruleset.stat_fields()
+
+    def _check(self, make: Callable[[Token], Command]) -> Callable[[Token], str]:
+        def check(token: Token) -> str:
+            preview = self.session.referee.preview(make(token))
+            return "" if preview.legal else preview.reason
+        return check
+
+    def combatant_form(self, title: str, token: Token,
+                       make: Callable[[Token], Command]) -> TokenForm:
+        """The form for ``token``; OK runs ``make(token)`` through the referee."""
+        sides = list(dict.fromkeys(t.side for t in self.session.referee.state.tokens.values()))
+        form = TokenForm(title, self._fields(), token, sides, self._check(make), self)
+        form.accepted.connect(lambda: form.result_token and self.run(make(form.result_token)))
+        self.form = form
+        return form
+
+    def add_combatant(self) -> TokenForm:
+        """Build ▸ Add Combatant: the ruleset's form, placed near the middle of the view."""
+        state = self.session.referee.state
+        centre = self.view.mapToScene(self.view.viewport().rect().center())
+        cell = free_cell(state, (int(centre.x() // CELL), int(centre.y() // CELL)))
+        n = len(state.tokens) + 1
+        while f"c{n}" in state.tokens:
+            n += 1
+        sides = [t.side for t in state.tokens.values()]
+        token = Token(f"c{n}", f"Combatant {n}", sides[0] if sides else "party", cell[0],
+                      cell[1], stats=statblock_defaults(self._fields()))
+        form = self.combatant_form("Add combatant", token, AddToken)
+        form.show()
+        return form
+
+    def _selected_token(self) -> Token | None:
+        token = self.session.referee.state.tokens.get(self.actor or "")
+        if token is None:
+            self.statusBar().showMessage("Select a combatant first (click it).", 6000)
+        return token
+
+    def edit_combatant(self) -> TokenForm | None:
+        """Build ▸ Edit Combatant (a logged GM override, also mid-combat)."""
+        token = self._selected_token()
+        if token is None:
+            return None
+        form = self.combatant_form(f"Edit {token.name}", token, EditToken)
+        form.show()
+        return form
+
+    def duplicate_combatant(self) -> None:
+        """Build ▸ Duplicate: Orc → Orc 2, on the nearest free cell."""
+        token = self._selected_token()
+        if token is None:
+            return
+        state = self.session.referee.state
+        copy = next_copy(token, state.tokens)
+        copy.x, copy.y = free_cell(state, token.cell, token.size)
+        if self.run(AddToken(copy)):
+            self.select(copy.id)
+
+    def remove_combatant(self) -> None:
+        """Build ▸ Remove Combatant."""
+        token = self._selected_token()
+        if token is not None and self.run(RemoveToken(token.id)):
+            self.select(None)
+
+    def rename_encounter(self) -> None:
+        """Build ▸ Rename Encounter."""
+        name, ok = QInputDialog.getText(self, "Rename encounter", "Name:",
+                                        text=self.session.referee.state.name)
+        if ok and name.strip():
+            self.run(RenameEncounter(name.strip()))
+
+    # --- roster -----------------------------------------------------------------------------
+
+    def roster(self) -> Roster | None:
+        """The roster database, opened on first use (None, with a message, if unreadable)."""
+        if self._roster is None:
+            try:
+                self._roster = Roster(home() / "roster.sqlite3")
+            except InputError as err:
+                self._error(str(err))
+                return None
+        return self._roster
+
+    def save_to_roster(self) -> None:
+        """Keep the selected combatant in the roster, with tags."""
+        token = self._selected_token()
+        roster = self.roster()
+        if token is None or roster is None:
+            return
+        tags = self.ask_tags(token.name)
+        if tags is None:
+            return
+        try:
+            roster.add(self.session.referee.state.ruleset, token,
+                       [t.strip() for t in tags.split(",") if t.strip()])
+        except InputError as err:
+            self._error(str(err))
+            return
+        self.roster_panel.refresh()
+        self.statusBar().showMessage(f"{token.name} is in the roster", 5000)
+
+    def place_from_roster(self, entry_id: int, x: int, y: int) -> None:
+        """A roster entry dropped on the map: a copy of it joins the encounter there."""
+        roster = self.roster()
+        if roster is None:
+            return
+        state = self.session.referee.state
+        try:
+            token = roster.copy_for(entry_id, state.tokens)
+        except InputError as err:
+            self._error(str(err))
+            return
+        token.x, token.y = free_cell(state, (x, y), token.size)
+        if self.run(AddToken(token)):
+            self.select(token.id)
+
+    def import_roster(self) -> None:
+        """Roster ▸ Import: combatants from a JSON file."""
+        roster, path = self.roster(), self.ask_file("Import roster", False)
+        if roster is None or path is None:
+            return
+        try:
+            n = roster.import_json(path)
+        except InputError as err:
+            self._error(str(err))
+            return
+        self.roster_panel.refresh()
+        self.statusBar().showMessage(f"{n} combatants imported", 5000)
+
+    def export_roster(self) -> None:
+        """Roster ▸ Export: this ruleset's combatants to a JSON file."""
+        roster, path = self.roster(), self.ask_file("Export roster", True)
+        if roster is None or path is None:
+            return
+        try:
+            n = roster.export_json(path, self.session.referee.state.ruleset)
+        except (InputError, OSError) as err:
+            self._error(str(err))
+            return
+        self.statusBar().showMessage(f"{n} combatants exported to {path}", 5000)
+
+    def remove_from_roster(self) -> None:
+        """Take the highlighted entry out of the roster."""
+        roster, entry = self.roster(), self.roster_panel.selected_entry()
+        if roster is not None and entry is not None:
+            roster.remove(entry)
+            self.roster_panel.refresh()
 
     def _set_physical_dice(self, on: bool) -> None:
         self.physical_dice = on
@@ -374,19 +665,30 @@ class MainWindow(QMainWindow):
             box.setRange(1, 10_000)
             box.setValue(value)
             box.setSuffix(" m")
+        name = QLineEdit("New encounter")
+        diagonal = QComboBox()
+        diagonal.addItem("the ruleset's own", "")
+        for rule in DIAGONAL_RULES:
+            diagonal.addItem(rule, rule)
+        form.addRow("Name", name)
         form.addRow("Ruleset", rulesets)
+        form.addRow("Diagonal rule", diagonal)
         form.addRow("Width", width)
         form.addRow("Height", height)
         form.addRow(ok_cancel(dialog))
         if dialog.exec() != QDialog.DialogCode.Accepted or not self._may_leave():
             return
-        self.start_new(str(rulesets.currentData()), width.value(), height.value())
+        self.start_new(str(rulesets.currentData()), width.value(), height.value(),
+                       name.text().strip() or "New encounter", str(diagonal.currentData()))
 
-    def start_new(self, ruleset_id: str, width: int, height: int) -> None:
-        """An empty, unsaved encounter."""
+    def start_new(self, ruleset_id: str, width: int, height: int, name: str = "New encounter",
+                  diagonal: str = "") -> None:
+        """An empty, unsaved encounter (``diagonal`` empty: the ruleset's own rule)."""
         ruleset = self.registry.get(ruleset_id)
-        state = ruleset.new_encounter("New encounter", fresh_seed())
+        state = ruleset.new_encounter(name, fresh_seed())
         state.map = MapSpec(width, height)
+        if diagonal:
+            state.diagonal = diagonal
         self.session.discard_autosave()
         self._bind(Session(self.registry, state))
 

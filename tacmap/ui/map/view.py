@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from tacmap.engine.referee import Referee
+from tacmap.ui.build import Tool
 from tacmap.ui.map.drag import DragController, describe_cost
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
     QGraphicsView,
     QKeyEvent,
     QMouseEvent,
@@ -20,6 +24,8 @@ from tacmap.ui.qt import (
 )
 
 MIN_SCALE, MAX_SCALE = 0.01, 6.0
+#: Mime type of a roster entry dragged onto the map (its id, as text).
+ROSTER_MIME = "application/x-tacmap-roster"
 STEP = 1.25
 
 
@@ -34,6 +40,8 @@ class MapView(QGraphicsView):
     """A token was right-clicked: offer its actions at this screen point."""
     moved = Signal(str)
     """A token was dragged (whether or not the move was allowed)."""
+    roster_dropped = Signal(int, int, int)
+    """A roster entry (id) was dropped on the cell (x, y)."""
 
     def __init__(self, scene: MapScene, referee: Referee | None,
                  parent: QWidget | None = None) -> None:
@@ -54,6 +62,9 @@ class MapView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._pan_from: QPoint | None = None
+        #: A building tool (wall, erase …) takes the clicks while set.
+        self.tool: Tool | None = None
+        self.setAcceptDrops(True)
         self._space = False
         self.show_all_reach = False
 
@@ -114,6 +125,11 @@ class MapView(QGraphicsView):
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
             return
+        if self.tool is not None and button in (Qt.MouseButton.LeftButton,
+                                                Qt.MouseButton.RightButton):
+            self.tool.press(self.mapToScene(event.position().toPoint()), button)
+            event.accept()
+            return
         if button == Qt.MouseButton.RightButton and dragging:
             assert self.controller is not None
             self.controller.add_waypoint()
@@ -137,7 +153,18 @@ class MapView(QGraphicsView):
                 return
         super().mousePressEvent(event)
 
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self.tool is not None:
+            self.tool.finish()
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self.tool is not None and self._pan_from is None:
+            self.tool.move(self.mapToScene(event.position().toPoint()))
+            event.accept()
+            return
         if self._pan_from is not None:
             now = event.position().toPoint()
             self._pan(now - self._pan_from)
@@ -164,6 +191,10 @@ class MapView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self.tool is not None and self._pan_from is None:
+            self.tool.release(self.mapToScene(event.position().toPoint()))
+            event.accept()
+            return
         if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
                                                              Qt.MouseButton.LeftButton):
             self._pan_from = None
@@ -195,6 +226,10 @@ class MapView(QGraphicsView):
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
             self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        elif self.tool is not None and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.tool.finish()
+        elif self.tool is not None and key == Qt.Key.Key_Escape:
+            self.tool.cancel()
         elif key == Qt.Key.Key_Escape and dragging:
             assert self.controller is not None
             self.controller.cancel()
@@ -217,6 +252,33 @@ class MapView(QGraphicsView):
             self._space = False
             self.viewport().unsetCursor()
         super().keyReleaseEvent(event)
+
+    # --- roster drops ---------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasFormat(ROSTER_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if event.mimeData().hasFormat(ROSTER_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        data = event.mimeData()
+        if not data.hasFormat(ROSTER_MIME):
+            super().dropEvent(event)
+            return
+        try:
+            entry = int(bytes(data.data(ROSTER_MIME).data()).decode())
+        except ValueError:
+            return
+        p = self.mapToScene(event.position().toPoint())
+        self.roster_dropped.emit(entry, int(p.x() // CELL), int(p.y() // CELL))
+        event.acceptProposedAction()
 
     def select(self, token_id: str | None) -> None:
         """Mark one token selected (None: none)."""

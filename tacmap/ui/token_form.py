@@ -1,0 +1,203 @@
+"""The combatant form, built from the ruleset's stat block schema (no ruleset code here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from tacmap.engine.codec import Json
+from tacmap.engine.statblock import StatField
+from tacmap.engine.state import Token
+from tacmap.ui.qt import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    Qt,
+    QWidget,
+)
+
+#: ``check(token) -> problem or ""``: the referee's verdict on the finished token.
+Check = Callable[[Token], str]
+
+
+class FieldEditor:
+    """One stat's widget and how to read and write its value."""
+
+    def __init__(self, field: StatField) -> None:
+        self.field = field
+        self.widget = self._make()
+
+    def _make(self) -> QWidget:
+        f = self.field
+        if f.kind == "int":
+            box = QSpinBox()
+            box.setRange(int(f.min if f.min is not None else -1_000_000),
+                         int(f.max if f.max is not None else 1_000_000))
+            return box
+        if f.kind == "float":
+            dbox = QDoubleSpinBox()
+            dbox.setRange(f.min if f.min is not None else -1e6, f.max if f.max is not None else 1e6)
+            return dbox
+        if f.kind == "choice":
+            combo = QComboBox()
+            combo.addItems(list(f.choices))
+            return combo
+        if f.kind == "choices":
+            items = QListWidget()
+            for choice in f.choices:
+                item = QListWidgetItem(choice)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(Qt.CheckState.Unchecked)
+                items.addItem(item)
+            items.setMaximumHeight(110)
+            return items
+        if f.kind == "bool":
+            return QCheckBox()
+        line = QLineEdit()
+        if f.kind == "table":
+            line.setPlaceholderText("name=2, other=1")
+        return line
+
+    def set(self, value: Json) -> None:
+        """Show ``value`` (a stat from a token, or the default)."""
+        w, f = self.widget, self.field
+        if isinstance(w, QSpinBox):
+            w.setValue(int(value) if isinstance(value, int | float) else 0)
+        elif isinstance(w, QDoubleSpinBox):
+            w.setValue(float(value) if isinstance(value, int | float) else 0.0)
+        elif isinstance(w, QComboBox):
+            w.setCurrentIndex(max(0, w.findText(str(value))))
+        elif isinstance(w, QListWidget):
+            chosen = set(value) if isinstance(value, list | tuple) else set()
+            for i in range(w.count()):
+                item = w.item(i)
+                item.setCheckState(Qt.CheckState.Checked if item.text() in chosen
+                                   else Qt.CheckState.Unchecked)
+        elif isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QLineEdit):
+            if f.kind == "table" and isinstance(value, dict):
+                w.setText(", ".join(f"{k}={v}" for k, v in value.items()))
+            else:
+                w.setText("" if value is None else str(value))
+
+    def get(self) -> Json:
+        """The value as the stat block holds it (a typing slip is kept, to be refused)."""
+        w, f = self.widget, self.field
+        if isinstance(w, QSpinBox):
+            return w.value()
+        if isinstance(w, QDoubleSpinBox):
+            return w.value()
+        if isinstance(w, QComboBox):
+            return w.currentText()
+        if isinstance(w, QListWidget):
+            return tuple(w.item(i).text() for i in range(w.count())
+                         if w.item(i).checkState() == Qt.CheckState.Checked)
+        if isinstance(w, QCheckBox):
+            return w.isChecked()
+        assert isinstance(w, QLineEdit)
+        text = w.text().strip()
+        if f.kind != "table":
+            return text
+        out: dict[str, Json] = {}
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, _, number = part.partition("=")
+            try:
+                out[name.strip()] = int(number)
+            except ValueError:
+                out[name.strip()] = number.strip()  # refused by the check, with its reason
+        return out
+
+
+class TokenForm(QDialog):
+    """Name, side, footprint, hit points, portrait, GM-only, then the ruleset's stats.
+
+    OK asks ``check`` (the referee's preview of the command) and stays open
+    with the reason shown while the token would be refused.
+    """
+
+    def __init__(self, title: str, fields: Sequence[StatField], token: Token,
+                 sides: Sequence[str], check: Check, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.base = token
+        self.check = check
+        self.result_token: Token | None = None
+        form = QFormLayout(self)
+        self.name = QLineEdit(token.name)
+        self.side = QComboBox()
+        self.side.setEditable(True)
+        self.side.addItems(list(dict.fromkeys([*sides, token.side])))
+        self.side.setCurrentText(token.side)
+        self.footprint = QSpinBox()
+        self.footprint.setRange(1, 20)
+        self.footprint.setValue(token.size)
+        self.footprint.setSuffix(" m")
+        self.hp, self.max_hp = QSpinBox(), QSpinBox()
+        for box, value in ((self.hp, token.hp), (self.max_hp, token.max_hp)):
+            box.setRange(-1_000_000, 1_000_000)
+            box.setValue(value)
+        self.image = QLineEdit(token.image or "")
+        self.image.setPlaceholderText("portrait file in the encounter's image folder")
+        self.hidden = QCheckBox("GM only (hidden from the player view)")
+        self.hidden.setChecked(token.hidden)
+        form.addRow("Name", self.name)
+        form.addRow("Side", self.side)
+        form.addRow("Footprint", self.footprint)
+        form.addRow("Hit points", self.hp)
+        form.addRow("Max hit points", self.max_hp)
+        form.addRow("Portrait", self.image)
+        form.addRow("", self.hidden)
+        self.editors: dict[str, FieldEditor] = {}
+        for field in fields:
+            editor = FieldEditor(field)
+            editor.set(token.stats.get(field.key, field.default))
+            editor.widget.setToolTip(field.help)
+            form.addRow(field.label, editor.widget)
+            self.editors[field.key] = editor
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #b00020")
+        form.addRow(self.problem)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.try_accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+
+    def token(self) -> Token:
+        """The token as the form now says."""
+        stats = dict(self.base.stats)
+        for key, editor in self.editors.items():
+            stats[key] = editor.get()
+        return replace(self.base, name=self.name.text().strip(),
+                       side=self.side.currentText().strip(), size=self.footprint.value(),
+                       hp=self.hp.value(), max_hp=self.max_hp.value(),
+                       image=self.image.text().strip() or None,
+                       hidden=self.hidden.isChecked(), stats=stats)
+
+    def try_accept(self) -> bool:
+        """Accept when the rules take the token; otherwise show why and stay open."""
+        try:
+            token = self.token()
+        except ValueError as err:
+            self.problem.setText(str(err))
+            return False
+        if not token.side:
+            self.problem.setText("A combatant needs a side.")
+            return False
+        problem = self.check(token)
+        if problem:
+            self.problem.setText(problem)
+            return False
+        self.result_token = token
+        self.accept()
+        return True

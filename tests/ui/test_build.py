@@ -1,0 +1,218 @@
+"""Building an encounter from nothing by clicks and typing, and the roster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tacmap.engine import storage
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import Wall
+from tacmap.ui.map.token_item import CELL
+from tacmap.ui.map.view import ROSTER_MIME
+from tacmap.ui.qt import (
+    QApplication,
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QEvent,
+    QImage,
+    QMimeData,
+    QMouseEvent,
+    QPointF,
+    Qt,
+)
+from tacmap.ui.session import Session
+from tacmap.ui.token_form import TokenForm
+from tacmap.ui.window import MainWindow
+from tests.engine.helpers import skirmish_state
+
+
+@pytest.fixture
+def window(qtbot: object, registry: Registry, tmp_path: Path) -> MainWindow:
+    path = tmp_path / "seed.tacmap"
+    storage.save(path, skirmish_state(), [])
+    win = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                     tell=lambda text: None)
+    qtbot.addWidget(win)  # type: ignore[attr-defined]
+    win.resize(1200, 800)
+    win.show()
+    return win
+
+
+def corner_point(win: MainWindow, x: float, y: float) -> QPointF:
+    return QPointF(win.view.mapFromScene(QPointF(x * CELL, y * CELL)))
+
+
+def click_at(win: MainWindow, at: QPointF, button: Qt.MouseButton = Qt.MouseButton.LeftButton,
+             double: bool = False) -> None:
+    vp = win.view.viewport()
+    kinds = [QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease]
+    if double:
+        kinds.append(QEvent.Type.MouseButtonDblClick)
+    for kind in kinds:
+        buttons = button if kind != QEvent.Type.MouseButtonRelease else Qt.MouseButton.NoButton
+        QApplication.sendEvent(vp, QMouseEvent(kind, at, QPointF(vp.mapToGlobal(at.toPoint())),
+                                               button, buttons, Qt.KeyboardModifier.NoModifier))
+    QApplication.processEvents()
+
+
+def fill(qtbot: object, form: TokenForm, name: str, side: str, stats: dict[str, str]) -> None:
+    form.name.clear()
+    qtbot.keyClicks(form.name, name)  # type: ignore[attr-defined]
+    form.side.setEditText(side)
+    for key, text in stats.items():
+        editor = form.editors[key]
+        editor.widget.clear()  # type: ignore[attr-defined]
+        qtbot.keyClicks(editor.widget, text)  # type: ignore[attr-defined]
+
+
+def test_an_encounter_built_by_clicks_and_typing(window: MainWindow, qtbot: object,
+                                                 registry: Registry, tmp_path: Path) -> None:
+    window.start_new("action_pool", 20, 15, "Bridge fight", "chebyshev")
+    ref = window.session.referee
+    assert ref.state.name == "Bridge fight" and ref.state.diagonal == "chebyshev"
+    assert ref.state.tokens == {}
+
+    # The first combatant is refused for a bad value, with the reason, and nothing is added.
+    form = window.add_combatant()
+    assert "dex" in form.editors and "proficiency" in form.editors  # built from the schema
+    fill(qtbot, form, "Ana", "heroes", {"proficiency": "longsword=9"})
+    assert not form.try_accept()
+    assert "5" in form.problem.text() and form.isVisible()
+    assert ref.state.tokens == {}
+    fill(qtbot, form, "Ana", "heroes", {"proficiency": "longsword=2"})
+    assert form.try_accept()
+    for name, side in (("Brak", "orcs"), ("Grim", "orcs")):
+        form = window.add_combatant()
+        fill(qtbot, form, name, side, {"proficiency": "axe=1"})
+        assert form.try_accept()
+    tokens = list(ref.state.tokens.values())
+    assert [(t.name, t.side) for t in tokens] == [("Ana", "heroes"), ("Brak", "orcs"),
+                                                  ("Grim", "orcs")]
+    assert tokens[0].stats["proficiency"] == {"longsword": 2}
+    assert len({t.cell for t in tokens}) == 3  # each placed on a free cell
+
+    # A wall drawn with the wall tool: two corners, then Enter.
+    window.tool_actions["wall"].trigger()
+    click_at(window, corner_point(window, 2, 2))
+    click_at(window, corner_point(window, 2, 9))
+    qtbot.keyClick(window.view, Qt.Key.Key_Return)  # type: ignore[attr-defined]
+    assert ref.state.map.walls == (Wall(((2.0, 2.0), (2.0, 9.0))),)
+    window.tool_actions["wall"].trigger()  # back to moving tokens
+    assert window.view.tool is None
+
+    # Save, load a map image beside it and scale it by two points 4 m apart on screen.
+    path = tmp_path / "bridge.tacmap"
+    assert window._save_to(path)
+    image = QImage(400, 300, QImage.Format.Format_RGB32)
+    image.fill(QColor("#5a7d4a"))
+    source = tmp_path / "bridge.png"
+    image.save(str(source))
+    window.use_image(source)
+    window.ask_metres = lambda shown: 2 * shown  # the picture is drawn at half its size
+    old = ref.state.map.image_scale
+    window.tool_actions["scale"].trigger()
+    click_at(window, corner_point(window, 0, 0))
+    click_at(window, corner_point(window, 4, 0))
+    assert ref.state.map.image_scale == pytest.approx(2 * old)
+    window.tool_actions["scale"].trigger()
+    window.lock_action.trigger()
+    assert ref.state.map.image_locked
+    window.save()
+
+    again = Session.open(registry, path)
+    assert again.referee.state == ref.state
+    assert again.referee.state.map.image == "bridge.png"
+
+
+def test_walls_are_erased_and_moved_with_their_tools(window: MainWindow) -> None:
+    ref = window.session.referee
+    assert ref.state.map.walls == (Wall(((6, 0), (6, 4))),)
+    window.tool_actions["move"].trigger()
+    vp = window.view.viewport()
+    start, end = corner_point(window, 6, 2), corner_point(window, 8, 2)
+    for kind, at, buttons in ((QEvent.Type.MouseButtonPress, start, Qt.MouseButton.LeftButton),
+                              (QEvent.Type.MouseMove, end, Qt.MouseButton.LeftButton),
+                              (QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton)):
+        QApplication.sendEvent(vp, QMouseEvent(kind, at, QPointF(vp.mapToGlobal(at.toPoint())),
+                                               Qt.MouseButton.LeftButton, buttons,
+                                               Qt.KeyboardModifier.NoModifier))
+    assert ref.state.map.walls == (Wall(((8.0, 0.0), (8.0, 4.0))),)
+    window.tool_actions["erase"].trigger()
+    assert window.view.tool is not None and window.view.tool.name == "erase"
+    click_at(window, corner_point(window, 8.2, 3))
+    assert ref.state.map.walls == ()
+    window.undo_action.trigger()
+    assert len(ref.state.map.walls) == 1
+
+
+def test_edit_duplicate_and_remove_are_logged_overrides(window: MainWindow,
+                                                        qtbot: object) -> None:
+    ref = window.session.referee
+    window.select("grul")
+    form = window.edit_combatant()
+    assert form is not None
+    fill(qtbot, form, "Grul the Tall", "orcs", {})
+    assert form.try_accept()
+    assert ref.state.tokens["grul"].name == "Grul the Tall"
+    window.duplicate_combatant()
+    assert "Grul the Tall 2" in [t.name for t in ref.state.tokens.values()]
+    copy_id = window.actor
+    window.remove_combatant()
+    assert copy_id not in ref.state.tokens
+    kinds = [type(e.command).__name__ for e in ref.log[-3:]]
+    assert kinds == ["EditToken", "AddToken", "RemoveToken"]
+
+
+def test_a_roster_entry_is_saved_found_and_dropped_into_another_encounter(
+        window: MainWindow, tmp_path: Path) -> None:
+    window.select("zog")
+    window.ask_tags = lambda name: "boss, big"
+    window.save_to_roster()
+    panel = window.roster_panel
+    panel.search.setText("boss")
+    found = panel.refresh()
+    assert [e.name for e in found] == ["Zog"]
+    panel.search.setText("elf")
+    assert panel.refresh() == []
+    panel.search.setText("")
+    entry = found[0].id
+
+    window.start_new("skirmish", 12, 10, "Second fight")
+    panel.refresh()
+    ids = [panel.entries.item(i).data(Qt.ItemDataRole.UserRole)
+           for i in range(panel.entries.count())]
+    assert ids == [entry]
+    mime = panel.entries.mimeData([panel.entries.item(0)])
+    assert bytes(mime.data(ROSTER_MIME).data()).decode() == str(entry)
+    data = QMimeData()
+    data.setData(ROSTER_MIME, str(entry).encode())
+    at = corner_point(window, 5.5, 5.5)
+    enter = QDragEnterEvent(at.toPoint(), Qt.DropAction.CopyAction, data,
+                            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window.view.viewport(), enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(at, Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window.view.viewport(), drop)
+    tokens = list(window.session.referee.state.tokens.values())
+    assert [t.name for t in tokens] == ["Zog"] and tokens[0].cell == (5, 5)
+    # A copy: editing the encounter's Zog leaves the roster's as it was.
+    assert window.roster() is not None
+    assert window.roster().get(entry).token.cell != (5, 5)  # type: ignore[union-attr]
+
+
+def test_an_unreadable_roster_is_one_sentence(window: MainWindow, tacmap_home: Path) -> None:
+    told: list[str] = []
+    window.tell = told.append
+    if window._roster is not None:
+        window._roster.close()
+        window._roster = None
+    tacmap_home.mkdir(parents=True, exist_ok=True)
+    for stale in tacmap_home.glob("roster.sqlite3*"):
+        stale.unlink()
+    (tacmap_home / "roster.sqlite3").write_bytes(b"this is not a database" * 50)
+    assert window.roster() is None
+    assert len(told) == 1 and "\n" not in told[0]
