@@ -15,10 +15,12 @@ from tacmap.ui.qt import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QSpinBox,
     Qt,
     QWidget,
@@ -50,7 +52,7 @@ class FieldEditor:
             combo = QComboBox()
             combo.addItems(list(f.choices))
             return combo
-        if f.kind == "choices":
+        if f.kind == "choices" and f.choices:
             items = QListWidget()
             for choice in f.choices:
                 item = QListWidgetItem(choice)
@@ -64,6 +66,8 @@ class FieldEditor:
         line = QLineEdit()
         if f.kind == "table":
             line.setPlaceholderText("name=2, other=1")
+        elif f.kind == "choices":
+            line.setPlaceholderText("names, separated by commas")
         return line
 
     def set(self, value: Json) -> None:
@@ -86,6 +90,8 @@ class FieldEditor:
         elif isinstance(w, QLineEdit):
             if f.kind == "table" and isinstance(value, dict):
                 w.setText(", ".join(f"{k}={v}" for k, v in value.items()))
+            elif f.kind == "choices" and isinstance(value, list | tuple):
+                w.setText(", ".join(str(v) for v in value))
             else:
                 w.setText("" if value is None else str(value))
 
@@ -105,6 +111,8 @@ class FieldEditor:
             return w.isChecked()
         assert isinstance(w, QLineEdit)
         text = w.text().strip()
+        if f.kind == "choices":
+            return tuple(p.strip() for p in text.split(",") if p.strip())
         if f.kind != "table":
             return text
         out: dict[str, Json] = {}
@@ -147,6 +155,13 @@ class TokenForm(QDialog):
             box.setValue(value)
         self.image = QLineEdit(token.image or "")
         self.image.setPlaceholderText("portrait file in the encounter's image folder")
+        #: ``choose_image() -> name`` copies a picture into the image folder (the window's).
+        self.choose_image: Callable[[], str | None] | None = None
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._choose)
+        portrait = QHBoxLayout()
+        portrait.addWidget(self.image, 1)
+        portrait.addWidget(choose)
         self.hidden = QCheckBox("GM only (hidden from the player view)")
         self.hidden.setChecked(token.hidden)
         form.addRow("Name", self.name)
@@ -154,7 +169,7 @@ class TokenForm(QDialog):
         form.addRow("Footprint", self.footprint)
         form.addRow("Hit points", self.hp)
         form.addRow("Max hit points", self.max_hp)
-        form.addRow("Portrait", self.image)
+        form.addRow("Portrait", portrait)
         form.addRow("", self.hidden)
         self.editors: dict[str, FieldEditor] = {}
         for field in fields:
@@ -172,6 +187,11 @@ class TokenForm(QDialog):
         self.buttons.accepted.connect(self.try_accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
+
+    def _choose(self) -> None:
+        name = self.choose_image() if self.choose_image is not None else None
+        if name:
+            self.image.setText(name)
 
     def token(self) -> Token:
         """The token as the form now says."""

@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
         self.ask_metres: AskMetres = self._ask_metres_dialog
         self.ask_tags: Callable[[str], str | None] = self._ask_tags_dialog
         self.ask_file: Callable[[str, bool], Path | None] = self._ask_file_dialog
+        self.ask_image: Callable[[], Path | None] = self._ask_image_dialog
         self.roster_panel = RosterPanel(self.roster, lambda: self.session.referee.state.ruleset)
         self.roster_panel.save_button.clicked.connect(self.save_to_roster)
         self.roster_panel.import_button.clicked.connect(self.import_roster)
@@ -450,9 +451,38 @@ class MainWindow(QMainWindow):
         """The form for ``token``; OK runs ``make(token)`` through the referee."""
         sides = list(dict.fromkeys(t.side for t in self.session.referee.state.tokens.values()))
         form = TokenForm(title, self._fields(), token, sides, self._check(make), self)
+        form.choose_image = self.choose_portrait
         form.accepted.connect(lambda: form.result_token and self.run(make(form.result_token)))
         self.form = form
         return form
+
+    def choose_portrait(self) -> str | None:
+        """Pick a PNG, JPEG or SVG and copy it into the encounter's image folder."""
+        if self.session.image_folder is None:
+            self._error("Save the encounter first: its images are kept beside its file.")
+            return None
+        path = self.ask_image()
+        if path is None:
+            return None
+        return self.copy_image(path)
+
+    def copy_image(self, source: Path) -> str | None:
+        """Copy ``source`` into the image folder; its name there, or None with a message."""
+        folder = self.session.image_folder
+        assert folder is not None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if source.resolve().parent != folder.resolve():
+                shutil.copy2(source, folder / source.name)
+        except OSError as err:
+            self._error(f"Could not copy {source.name}: {err.strerror or err}")
+            return None
+        return source.name
+
+    def _ask_image_dialog(self) -> Path | None:
+        name, _ = QFileDialog.getOpenFileName(self, "Portrait", "",
+                                              "Images (*.png *.jpg *.jpeg *.svg)")
+        return Path(name) if name else None
 
     def add_combatant(self) -> TokenForm:
         """Build ▸ Add Combatant: the ruleset's form, placed near the middle of the view."""
@@ -730,14 +760,7 @@ class MainWindow(QMainWindow):
 
     def use_image(self, source: Path) -> None:
         """Copy ``source`` into the image folder and set it as the map image."""
-        folder = self.session.image_folder
-        assert folder is not None
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            if source.resolve().parent != folder.resolve():
-                shutil.copy2(source, folder / source.name)
-        except OSError as err:
-            self._error(f"Could not copy {source.name}: {err.strerror or err}")
+        if self.copy_image(source) is None:
             return
         m = self.session.referee.state.map
         self.run(SetMapImage(source.name, m.image_offset, m.image_scale))

@@ -216,3 +216,21 @@ def test_an_unreadable_roster_is_one_sentence(window: MainWindow, tacmap_home: P
     (tacmap_home / "roster.sqlite3").write_bytes(b"this is not a database" * 50)
     assert window.roster() is None
     assert len(told) == 1 and "\n" not in told[0]
+
+
+def test_a_portrait_is_chosen_copied_and_drawn(window: MainWindow, tmp_path: Path) -> None:
+    svg = tmp_path / "elsewhere" / "ana.svg"
+    svg.parent.mkdir()
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">'
+                   '<circle cx="32" cy="32" r="30" fill="#c04000"/></svg>')
+    window.ask_image = lambda: svg
+    window.select("ana")
+    form = window.edit_combatant()
+    assert form is not None
+    form._choose()
+    assert form.image.text() == "ana.svg"
+    assert form.try_accept()
+    assert window.session.referee.state.tokens["ana"].image == "ana.svg"
+    assert (window.session.image_folder / "ana.svg").is_file()  # type: ignore[operator]
+    item = window.scene.items_by_id["ana"]
+    assert item.pixmap is not None and not item.pixmap.isNull()

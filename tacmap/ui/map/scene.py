@@ -136,6 +136,8 @@ class MapScene(QGraphicsScene):
                 self.addItem(item)
                 self.items_by_id[look.id] = item
             else:
+                if look.image != item.look.image:
+                    item.pixmap = self._portrait(look)
                 item.set_look(look)
         for gone in set(self.items_by_id) - seen:
             item = self.items_by_id.pop(gone)
