@@ -263,10 +263,16 @@ class MainWindow(QMainWindow):
         self.log_panel.show_log(session.referee.state, session.referee.log)
         self.roster_panel.refresh()
         self._refresh()
+        # Rasterise the walls once the window is up, so the first drag does not stall.
+        QTimer.singleShot(0, self._warm_walls)
         self.view.fit()
         if self.player is not None:
             self.player.close()
             self.player = None
+
+    def _warm_walls(self) -> None:
+        referee = self.session.referee
+        _ = referee.ruleset.space.walls(referee.state).blocked_steps
 
     def _on_change(self, change: Change, entry: Entry | None) -> None:
         if entry is not None:
