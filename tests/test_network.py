@@ -24,8 +24,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -222,26 +220,6 @@ def test_the_window_uses_no_network(tmp_path: Path) -> None:
     run = watched(tmp_path, "window", trace=STRACE)
     result = _check_window(run)
     assert result["platform"] == "offscreen"
-
-
-@pytest.fixture
-def xvfb() -> Iterator[str]:
-    """A virtual X screen for the xcb run."""
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    display = f":{150 + os.getpid() % 100}"
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        socket_file = Path(f"/tmp/.X11-unix/X{display[1:]}")
-        for _ in range(100):
-            if socket_file.exists():
-                break
-            time.sleep(0.05)
-        yield display
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_the_real_xcb_window_uses_no_network(tmp_path: Path, xvfb: str) -> None:

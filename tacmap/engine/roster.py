@@ -31,7 +31,7 @@ from typing import Any
 from tacmap.engine import codec
 from tacmap.engine.errors import InputError
 from tacmap.engine.state import Token
-from tacmap.engine.storage import parse_json, write_atomic
+from tacmap.engine.storage import parse_json, read_bytes, write_atomic
 
 #: Schema version kept in the database (``PRAGMA user_version``).
 VERSION = 1
@@ -358,18 +358,7 @@ class Roster:
         file twice does not double the roster.
         """
         path = Path(path)
-        try:
-            size = path.stat().st_size
-            if size > MAX_IMPORT_BYTES:
-                raise InputError(f"{path}: the file is {size:,} bytes, more than a roster "
-                                 "export can be")
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise InputError(f"{path}: is a folder, not a roster export") from None
-        except OSError as err:
-            raise InputError(f"{path}: cannot read the file ({_reason(err)})") from None
+        raw = read_bytes(path, MAX_IMPORT_BYTES, "a roster export")
         try:
             entries = _read_export(parse_json(raw))
         except InputError as err:

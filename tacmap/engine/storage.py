@@ -129,20 +129,25 @@ def write_atomic(path: str | Path, text: str, backup: bool = False) -> None:
             os.close(dir_fd)
 
 
-def load(path: str | Path, registry: Registry) -> Loaded:
-    """Read an encounter file; any problem raises InputError naming the file."""
-    path = Path(path)
+def read_bytes(path: Path, limit: int, what: str) -> bytes:
+    """A file's bytes, or one InputError sentence (missing, a folder, too big, unreadable)."""
     try:
         size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(f"{path}: the file is {size:,} bytes, more than an encounter can be")
-        raw = path.read_bytes()
+        if size > limit:
+            raise InputError(f"{path}: the file is {size:,} bytes, more than {what} can be")
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not an encounter file") from None
+        raise InputError(f"{path}: is a folder, not {what} file") from None
     except OSError as err:
         raise InputError(f"{path}: cannot read the file ({err.strerror})") from None
+
+
+def load(path: str | Path, registry: Registry) -> Loaded:
+    """Read an encounter file; any problem raises InputError naming the file."""
+    path = Path(path)
+    raw = read_bytes(path, MAX_BYTES, "an encounter")
     try:
         with _gc_paused():
             return loads(raw, registry)

@@ -7,15 +7,10 @@ person can look at them.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
-import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tacmap.engine import storage
 from tests.conftest import TEST_RULESETS
@@ -48,28 +43,6 @@ CHILD = textwrap.dedent("""
     QTimer.singleShot(800, snap)
     sys.exit(app.exec())
 """)
-
-
-@pytest.fixture
-def xvfb() -> Iterator[str]:
-    """A virtual screen for the test, started and stopped here."""
-    if shutil.which("Xvfb") is None:
-        if os.environ.get("CI"):
-            pytest.fail("Xvfb is missing: .ci/run installs it")
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    display = f":{90 + os.getpid() % 100}"
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        lock = Path(f"/tmp/.X11-unix/X{display[1:]}")
-        for _ in range(100):
-            if lock.exists():
-                break
-            time.sleep(0.05)
-        yield display
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_the_real_window_opens_and_draws(xvfb: str, tmp_path: Path,
