@@ -5,6 +5,7 @@ or a version workaround touches one file.
 """
 
 from PySide6.QtCore import (
+    QBuffer,
     QByteArray,
     QEvent,
     QLineF,
@@ -87,6 +88,7 @@ __all__ = [
     "QAction",
     "QApplication",
     "QBrush",
+    "QBuffer",
     "QByteArray",
     "QCheckBox",
     "QCloseEvent",

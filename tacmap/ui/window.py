@@ -263,6 +263,9 @@ class MainWindow(QMainWindow):
         self.log_panel.show_log(session.referee.state, session.referee.log)
         self.roster_panel.refresh()
         self._refresh()
+        if self.scene.missing:
+            self.statusBar().showMessage(
+                f"Could not read {', '.join(sorted(self.scene.missing))}: drawn without it", 15000)
         # Rasterise the walls once the window is up, so the first drag does not stall.
         QTimer.singleShot(0, self._warm_walls)
         self.view.fit()

@@ -205,3 +205,23 @@ def test_fit_frames_the_fight_not_the_whole_map(qtbot: object, registry: Registr
     win.show()
     win.view.fit()
     assert not win.scene.overview and win.view.zoom * CELL > 40
+
+
+def test_embedded_and_missing_images(window: MainWindow) -> None:
+    import base64
+
+    from tacmap.engine.commands import SetMapImage
+    from tacmap.ui.qt import QBuffer, QByteArray, QColor, QImage
+
+    image = QImage(20, 10, QImage.Format.Format_RGB32)
+    image.fill(QColor("#884400"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QBuffer.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]
+    uri = "data:image/png;base64," + base64.b64encode(bytes(data.data())).decode()
+    window.run(SetMapImage(uri, (0.0, 0.0), 0.1))
+    assert window.scene.image_item.pixmap().width() == 20
+    window.run(SetMapImage("nowhere.png", (0.0, 0.0), 0.1))
+    assert window.scene.image_item.pixmap().isNull()
+    assert "nowhere.png" in window.scene.missing

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import math
+import urllib.parse
 from pathlib import Path
 
 from tacmap.engine import grid
@@ -101,6 +103,8 @@ class MapScene(QGraphicsScene):
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
         self.overview = False
+        #: Images the encounter names that could not be read.
+        self.missing: set[str] = set()
         self._image_key: tuple[object, ...] | None = None
         self._walls_key: object = None
         self.state = state
@@ -144,10 +148,31 @@ class MapScene(QGraphicsScene):
             self.removeItem(item)
         self.marks.set_looks(current)
 
+    def picture(self, name: str | None) -> QPixmap:
+        """An image the encounter names: a file in its image folder or a ``data:`` URI.
+
+        One that cannot be read is noted in ``missing`` (the window says so) and
+        comes back empty; nothing else is drawn in its place.
+        """
+        pix = QPixmap()
+        if not name:
+            return pix
+        if name.startswith("data:"):
+            head, _, body = name.partition(",")
+            try:
+                data = base64.b64decode(body, validate=True) if head.endswith(";base64") \
+                    else urllib.parse.unquote_to_bytes(body)
+            except ValueError:
+                data = b""
+            pix.loadFromData(data)
+        elif self.images is not None:
+            pix = QPixmap(str(self.images / name))
+        if pix.isNull() and (self.images is not None or name.startswith("data:")):
+            self.missing.add(name if not name.startswith("data:") else "an embedded image")
+        return pix
+
     def _portrait(self, look: TokenLook) -> QPixmap | None:
-        if not look.image or self.images is None:
-            return None
-        pix = QPixmap(str(self.images / look.image))
+        pix = self.picture(look.image)
         return None if pix.isNull() else pix
 
     def _sync_image(self, state: Encounter) -> None:
@@ -156,10 +181,7 @@ class MapScene(QGraphicsScene):
         if key == self._image_key:
             return
         self._image_key = key
-        pix = QPixmap()
-        if m.image and self.images is not None:
-            pix = QPixmap(str(self.images / m.image))
-        self.image_item.setPixmap(pix)
+        self.image_item.setPixmap(self.picture(m.image))
         self.image_item.setPos(m.image_offset[0] * CELL, m.image_offset[1] * CELL)
         self.image_item.setScale(m.image_scale * CELL)
 
