@@ -10,7 +10,7 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
 from tacmap.ui.help import app_icon
 from tacmap.ui.qt import QApplication
-from tacmap.ui.session import Session
+from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 from tacmap.ui.window import MainWindow, ask_dialog
 
 
@@ -37,6 +37,13 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     if session.newer_autosave() is not None and ask_dialog(
             "tacmap closed without saving this encounter. Restore the unsaved changes?"):
         session.restore_autosave()
+    orphans = untitled_autosaves() if path is None else []
+    if orphans and ask_dialog("tacmap closed without saving an encounter that had no file "
+                              "yet. Restore it?"):
+        try:
+            session = restore_untitled(registry, orphans[0])
+        except InputError as err:
+            print(f"tacmap: {err}", file=sys.stderr)
     return app, MainWindow(registry, session)
 
 

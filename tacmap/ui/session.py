@@ -35,6 +35,10 @@ class Session:
         self.images = images
         self.referee = Referee(state, registry.get(state.ruleset), log or [])
         self.saved_version = 0
+        #: Names the autosave of an encounter that has no file yet.
+        self.untitled_key = os.urandom(6).hex()
+        #: Where to autosave instead of the usual place (a restored untitled encounter).
+        self.autosave_file: Path | None = None
         self.referee.subscribe(self._changed)
         self.on_autosave_error: Callable[[str], None] = lambda msg: None
         #: ``defer(write)`` schedules the autosave (the window coalesces bursts of
@@ -89,7 +93,9 @@ class Session:
     @property
     def autosave_path(self) -> Path:
         """The autosave file for this encounter."""
-        key = str(self.path.resolve()) if self.path else f"untitled-{os.getpid()}"
+        if self.autosave_file is not None and self.path is None:
+            return self.autosave_file
+        key = str(self.path.resolve()) if self.path else f"untitled-{self.untitled_key}"
         digest = hashlib.sha1(key.encode()).hexdigest()[:12]
         return home() / "autosave" / f"{digest}.tacmap"
 
@@ -135,6 +141,31 @@ class Session:
         self.referee = Referee(loaded.state, self.registry.get(loaded.state.ruleset), loaded.log)
         self.referee.subscribe(self._changed)
         self.saved_version = -1
+
+
+def untitled_autosaves() -> list[Path]:
+    """Autosaves of encounters that never had a file, newest first (left by a crash)."""
+    folder = home() / "autosave"
+    found = []
+    for src in folder.glob("*.tacmap.src"):
+        try:
+            if src.read_text(encoding="utf-8").strip():
+                continue
+        except OSError:
+            continue
+        auto = src.with_name(src.name[: -len(".src")])
+        if auto.is_file():
+            found.append(auto)
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def restore_untitled(registry: Registry, auto: Path) -> Session:
+    """An untitled session from a crash's autosave; it goes on autosaving to that file."""
+    loaded = storage.load(auto, registry)
+    session = Session(registry, loaded.state, loaded.log, None, loaded.images)
+    session.saved_version = -1
+    session.autosave_file = auto  # keep writing where the crash left it
+    return session
 
 
 def recent() -> list[Path]:

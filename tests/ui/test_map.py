@@ -225,3 +225,19 @@ def test_embedded_and_missing_images(window: MainWindow) -> None:
     window.run(SetMapImage("nowhere.png", (0.0, 0.0), 0.1))
     assert window.scene.image_item.pixmap().isNull()
     assert "nowhere.png" in window.scene.missing
+
+
+def test_an_untitled_encounter_survives_a_crash(registry: Registry, tacmap_home: Path) -> None:
+    from tacmap.engine.commands import FreeMove
+    from tacmap.engine.state import Encounter, Token
+    from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
+
+    state = Encounter(ruleset="skirmish")
+    state.tokens["a"] = Token("a", "A", "x", 1, 1)
+    lost = Session(registry, state)
+    lost.referee.execute(FreeMove("a", (4, 4)))  # autosaved; then the process "dies"
+    assert untitled_autosaves() == [lost.autosave_path]
+    back = restore_untitled(registry, untitled_autosaves()[0])
+    assert back.referee.state.tokens["a"].cell == (4, 4) and back.dirty
+    back.discard_autosave()
+    assert untitled_autosaves() == []
