@@ -45,6 +45,7 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
     QPolygonF,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -145,6 +146,7 @@ __all__ = [
     "QRect",
     "QRectF",
     "QScrollArea",
+    "QShowEvent",
     "QSize",
     "QSpinBox",
     "QStandardPaths",

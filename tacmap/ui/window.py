@@ -66,6 +66,7 @@ from tacmap.ui.qt import (
     QMessageBox,
     QPoint,
     QScrollArea,
+    QShowEvent,
     QSpinBox,
     Qt,
     QTimer,
@@ -187,6 +188,7 @@ class MainWindow(QMainWindow):
         self.actor: str | None = None
         self.odds_card: OddsCard | None = None
         self.physical_dice = False
+        self._shown = False
         # Autosave a moment after the last command, not inside the click that made it.
         self._autosave_timer = QTimer(self)
         self._autosave_timer.setSingleShot(True)
@@ -928,6 +930,13 @@ class MainWindow(QMainWindow):
         self.player.show()
         self.player.raise_()
         self.player.view.fit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown:
+            # Fit once the window has its real size, not the size it had when built.
+            self._shown = True
+            QTimer.singleShot(0, self.view.fit)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._may_leave():

@@ -39,7 +39,7 @@ class PoolPanel(QWidget):
         super().__init__()
         self.pools: list[PoolView] = []
         self.selected: str | None = None
-        self.empty = QLabel("This ruleset keeps no dice pools.", self)
+        self.empty = QLabel("No dice pools to show (yet).", self)
         self.empty.move(6, 4)
         self.setMinimumWidth(240)
 
