@@ -117,9 +117,12 @@ def step_cost(rule: str, a: Cell, b: Cell, diagonals_before: int) -> float:
     return SQRT2
 
 
-def cells_cost(rule: str, cells: Sequence[Cell]) -> float:
-    """Metres walked along a route of neighbouring cells."""
-    total, diagonals = 0.0, 0
+def cells_cost(rule: str, cells: Sequence[Cell], diagonals_before: int = 0) -> float:
+    """Metres walked along a route of neighbouring cells.
+
+    ``diagonals_before`` carries the alternating rule's count across waypoints.
+    """
+    total, diagonals = 0.0, diagonals_before
     for a, b in pairwise(cells):
         total += step_cost(rule, a, b, diagonals)
         diagonals += a[0] != b[0] and a[1] != b[1]

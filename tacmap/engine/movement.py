@@ -132,8 +132,7 @@ def plan_route(
             if found is None:
                 return cells, cost, f"no way round the walls to ({target[0]},{target[1]})"
             leg = found
-            cost += grid.cells_cost(rule, leg) if rule != "alternating" else \
-                _alternating_cost(leg, diagonals)
+            cost += grid.cells_cost(rule, leg, diagonals)
         diagonals += sum(1 for a, b in pairwise(leg) if a[0] != b[0] and a[1] != b[1])
         cells.extend(leg[1:])
     return cells, cost, ""
@@ -167,14 +166,6 @@ def _detour(
         if found is not None or budget >= limit:
             return found
         budget = min(limit, max(budget, field.budget) * 2)
-
-
-def _alternating_cost(cells: Sequence[Cell], diagonals_before: int) -> float:
-    total, k = 0.0, diagonals_before
-    for a, b in pairwise(cells):
-        total += grid.step_cost("alternating", a, b, k)
-        k += a[0] != b[0] and a[1] != b[1]
-    return total
 
 
 def plan_move(

@@ -169,10 +169,6 @@ class Ruleset:
         """Melee reach of ``token`` in metres (1 m: the cells around it)."""
         return float(token.stats.get("reach", 1))
 
-    def max_reach(self, state: Encounter) -> float:
-        """Longest reach on the map, to bound neighbour searches."""
-        return max((self.reach(state, t) for t in state.tokens.values()), default=1.0)
-
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         """Metres ``token`` may still move now (None: no limit the rules know of)."""
         return None

@@ -43,13 +43,21 @@ def window(qtbot: object, registry: Registry, encounter_file: Path) -> Iterator[
     session.referee.execute(StartCombat(("ana", "grul", "bo", "zog")))
     win = MainWindow(registry, session, ask=lambda question: False, tell=told.append)
     win.told = told  # type: ignore[attr-defined]
+    yield shown(qtbot, win, (1100, 750), (5, 4))
+
+
+def shown(qtbot: object, win: MainWindow, size: tuple[int, int],
+          centre: tuple[float, float] | None = None) -> MainWindow:
+    """``win`` shown at ``size``, at zoom 1 on the cell ``centre`` (when given)."""
     qtbot.addWidget(win)  # type: ignore[attr-defined]
-    win.resize(1100, 750)
+    win.resize(*size)
     win.show()
-    win.view.set_zoom(1.0)
-    win.view.centerOn(QPointF(5 * CELL, 4 * CELL))
-    QApplication.processEvents()
-    yield win
+    QApplication.processEvents()  # the fit on first show runs now, before our zoom
+    if centre is not None:
+        win.view.set_zoom(1.0)
+        win.view.centerOn(QPointF(centre[0] * CELL, centre[1] * CELL))
+        QApplication.processEvents()
+    return win
 
 
 def point(view: MapView, cell: tuple[float, float]) -> QPoint:

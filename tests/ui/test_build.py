@@ -27,6 +27,7 @@ from tacmap.ui.session import Session
 from tacmap.ui.token_form import TokenForm
 from tacmap.ui.window import MainWindow
 from tests.engine.helpers import skirmish_state
+from tests.ui.conftest import shown
 
 
 @pytest.fixture
@@ -35,10 +36,7 @@ def window(qtbot: object, registry: Registry, tmp_path: Path) -> MainWindow:
     storage.save(path, skirmish_state(), [])
     win = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
                      tell=lambda text: None)
-    qtbot.addWidget(win)  # type: ignore[attr-defined]
-    win.resize(1200, 800)
-    win.show()
-    return win
+    return shown(qtbot, win, (1200, 800))
 
 
 def corner_point(win: MainWindow, x: float, y: float) -> QPointF:

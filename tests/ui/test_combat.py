@@ -18,7 +18,7 @@ from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QApplication, QPointF, Qt
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
-from tests.ui.conftest import drag
+from tests.ui.conftest import drag, shown
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
@@ -26,13 +26,7 @@ RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 def open_window(qtbot: object, registry: Registry, path: Path) -> MainWindow:
     win = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
                      tell=lambda text: None)
-    qtbot.addWidget(win)  # type: ignore[attr-defined]
-    win.resize(1280, 800)
-    win.show()
-    win.view.set_zoom(1.0)
-    win.view.centerOn(QPointF(10 * CELL, 9 * CELL))
-    QApplication.processEvents()
-    return win
+    return shown(qtbot, win, (1280, 800), (10, 9))
 
 
 @pytest.fixture
