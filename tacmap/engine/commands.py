@@ -222,6 +222,16 @@ class RenameEncounter(Command):
     """The new title."""
 
 
+@record("set_party")
+@dataclass(frozen=True)
+class SetParty(Command):
+    """GM: say which side the players are (the player view shows only their hit points)."""
+
+    override = True
+    side: str
+    """A side some token is on."""
+
+
 def describe(cmd: Command) -> str:
     """A command as a short readable line.
 

@@ -452,6 +452,26 @@ class EncounterRenamed(Event):
         return f"the encounter is renamed {self.new!r} (was {self.old!r})"
 
 
+@record("party_changed")
+@dataclass(frozen=True)
+class PartyChanged(Event):
+    """The players' side changed."""
+
+    old: str
+    """Side before ("": the first token's)."""
+    new: str
+    """Side after."""
+
+    def apply(self, state: Encounter) -> None:
+        state.party = self.new
+
+    def revert(self, state: Encounter) -> None:
+        state.party = self.old
+
+    def text(self, state: Encounter) -> str:
+        return f"the players are now the {self.new} side"
+
+
 @record("said")
 @dataclass(frozen=True)
 class Said(Event):

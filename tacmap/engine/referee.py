@@ -29,6 +29,7 @@ from tacmap.engine.commands import (
     SetDiagonal,
     SetHp,
     SetMapImage,
+    SetParty,
     SetValue,
     SetWalls,
 )
@@ -40,6 +41,7 @@ from tacmap.engine.events import (
     Event,
     HpChanged,
     MapImageChanged,
+    PartyChanged,
     TokenAdded,
     TokenEdited,
     TokenMoved,
@@ -244,6 +246,13 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         if name == state.name:
             raise RuleError(f"the encounter is already called {name!r}")
         ctx.emit(EncounterRenamed(state.name, name))
+    elif isinstance(cmd, SetParty):
+        sides = {t.side for t in state.tokens.values()}
+        if cmd.side not in sides:
+            raise RuleError(f"no token is on the side {cmd.side!r}")
+        if cmd.side == state.party:
+            raise RuleError(f"the players are already the {cmd.side} side")
+        ctx.emit(PartyChanged(state.party, cmd.side))
     elif isinstance(cmd, RemoveToken):
         token = state.token(cmd.token)
         index = list(state.tokens).index(token.id)

@@ -141,6 +141,9 @@ class Encounter:
     """The ruleset's round structure (a record from ``tacmap.engine.schedule``)."""
     data: dict[str, Json] = field(default_factory=dict)
     """Encounter-wide values the ruleset tracks (tie roll-offs, effects)."""
+    party: str = ""
+    """The players' side: the player view shows its hit points and hides the others'.
+    Empty: the side of the first token."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:

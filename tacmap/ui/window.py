@@ -16,6 +16,7 @@ from tacmap.engine.commands import (
     RenameEncounter,
     SetDiagonal,
     SetMapImage,
+    SetParty,
     StartCombat,
     describe,
 )
@@ -39,6 +40,7 @@ from tacmap.ui.build import (
     sketch_item,
 )
 from tacmap.ui.help import add_help_menu
+from tacmap.ui.map.look import party_side
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView
@@ -391,7 +393,21 @@ class MainWindow(QMainWindow):
         for rule in DIAGONAL_RULES:
             action = self._action(rules, rule, self._diagonal_setter(rule), checkable=True)
             self.diagonal_actions[rule] = action
+        self.party_menu = build.addMenu("&Players' Side")
+        self.party_menu.aboutToShow.connect(self._fill_party)
         self._action(build, "Re&name Encounter…", self.rename_encounter)
+
+    def _fill_party(self) -> None:
+        self.party_menu.clear()
+        state = self.session.referee.state
+        party = party_side(state)
+        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+            action = self._action(self.party_menu, side, self._party_setter(side),
+                                  checkable=True)
+            action.setChecked(side == party)
+
+    def _party_setter(self, side: str) -> Callable[[], bool]:
+        return lambda: self.run(SetParty(side))
 
     def _diagonal_setter(self, rule: str) -> Callable[[], bool]:
         return lambda: self.run(SetDiagonal(rule))

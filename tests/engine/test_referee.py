@@ -185,3 +185,15 @@ def test_an_entry_that_does_not_fit_the_map_refuses_to_undo(registry: Registry) 
     with pytest.raises(RuleError, match="the log does not match the map"):
         ref.undo()
     assert ref.state == before and len(ref.log) == 1
+
+
+def test_the_gm_names_the_players_side(registry: Registry) -> None:
+    from tacmap.engine.commands import SetParty
+
+    ref = skirmish_referee(registry)
+    ref.execute(SetParty("orcs"))
+    assert ref.state.party == "orcs"
+    with pytest.raises(RuleError, match="no token is on the side 'elves'"):
+        ref.execute(SetParty("elves"))
+    ref.undo()
+    assert ref.state.party == ""

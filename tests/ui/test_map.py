@@ -241,3 +241,14 @@ def test_an_untitled_encounter_survives_a_crash(registry: Registry, tacmap_home:
     assert back.referee.state.tokens["a"].cell == (4, 4) and back.dirty
     back.discard_autosave()
     assert untitled_autosaves() == []
+
+
+def test_the_player_view_shows_only_the_named_partys_hit_points(registry: Registry) -> None:
+    from tacmap.engine.state import Encounter, Token
+    from tacmap.ui.map.look import looks
+
+    state = Encounter(ruleset="skirmish", party="heroes")
+    state.tokens["o"] = Token("o", "Orc", "orcs", 0, 0, hp=7)
+    state.tokens["h"] = Token("h", "Hero", "heroes", 1, 0, hp=9)
+    seen = {look.id: look.hp for look in looks(state, registry.get("skirmish"), player=True)}
+    assert seen == {"o": 0, "h": 9}

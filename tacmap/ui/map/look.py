@@ -96,7 +96,9 @@ def stat_line(t: Token) -> str:
 
 
 def party_side(state: Encounter) -> str | None:
-    """The players' side: the side of the first token (the demo and `new` put heroes first)."""
+    """The players' side: the one the GM named, else the side of the first token."""
+    if state.party:
+        return state.party
     first = next(iter(state.tokens.values()), None)
     return first.side if first is not None else None
 
