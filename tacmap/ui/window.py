@@ -23,6 +23,7 @@ from tacmap.engine.commands import (
 from tacmap.engine.dice import ManualDice, fresh_seed
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import Event, HpChanged
+from tacmap.engine.options import command_for
 from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster, next_copy
 from tacmap.engine.ruleset import Registry
@@ -45,7 +46,7 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.panels.initiative import InitiativePanel, option_command
+from tacmap.ui.panels.initiative import InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
 from tacmap.ui.panels.roster import RosterPanel
@@ -912,8 +913,7 @@ class MainWindow(QMainWindow):
     def aim(self, actor: str, target: str, option: ActionOption) -> OddsCard:
         """Show the odds card for ``actor`` doing ``option`` to ``target``; confirm runs it."""
         state = self.session.referee.state
-        command: Command = Attack(actor, target, option.detail) if option.key == "attack" \
-            else option_command(actor, option, target)
+        command = command_for(actor, option, target)
         preview = self.session.referee.preview(command)
         title = f"{state.tokens[actor].name} → {state.tokens[target].name}: {option.label}"
         if self.odds_card is not None:
