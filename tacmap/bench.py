@@ -103,7 +103,7 @@ def _bench_ruleset(registry: Registry) -> Ruleset:
 
 def run(registry: Registry, quick: bool = False,
         sources: Sequence[FigureSource] = ()) -> list[Figure]:
-    """Measure every figure: the engine's, each ruleset's, then each of ``sources``'."""
+    """Measure every figure: the engine's, each ruleset's, then those of each of ``sources``."""
     figures = []
     ruleset = _bench_ruleset(registry)
     reps = 40 if quick else 400
