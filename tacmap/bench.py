@@ -11,7 +11,7 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +44,14 @@ class Figure:
         """Within budget."""
         value = self.p95 if self.on == "p95" else self.worst
         return value <= self.budget
+
+
+#: ``measure(name, samples_ms, budget_ms, on)``: how a figure source hands over one figure.
+Measure = Callable[[str, list[float], float, str], object]
+#: ``source(registry, ruleset, big_encounter, quick, measure)``: more figures from another
+#: layer (the map's come from ``tacmap.ui.bench``). The CLI passes them in, so this module
+#: never imports the UI and the UI's bench may import this one.
+FigureSource = Callable[[Registry, Ruleset, Callable[..., Encounter], bool, Measure], object]
 
 
 def time_runs(fn: Callable[[], object], runs: int) -> list[float]:
@@ -93,8 +101,9 @@ def _bench_ruleset(registry: Registry) -> Ruleset:
     return Ruleset(Manifest("bench", "Bench", "0", Path("."), True, "rectilinear"))
 
 
-def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[Figure]:
-    """Measure every figure: the engine's, each ruleset's, then the map's."""
+def run(registry: Registry, quick: bool = False,
+        sources: Sequence[FigureSource] = ()) -> list[Figure]:
+    """Measure every figure: the engine's, each ruleset's, then those of each of ``sources``."""
     figures = []
     ruleset = _bench_ruleset(registry)
     reps = 40 if quick else 400
@@ -142,13 +151,12 @@ def run(registry: Registry, quick: bool = False, with_map: bool = True) -> list[
                                time_runs(lambda: storage.load(path, registry), n), 200.0, "max"))
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
-    if with_map:
-        from tacmap.ui import bench as map_bench
 
-        def measure(name: str, samples: list[float], budget: float, on: str) -> None:
-            figures.append(_figure(name, samples, budget, on))
+    def measure(name: str, samples: list[float], budget: float, on: str) -> None:
+        figures.append(_figure(name, samples, budget, on))
 
-        map_bench.run(registry, ruleset, big_encounter, quick, measure)
+    for source in sources:
+        source(registry, ruleset, big_encounter, quick, measure)
     return figures
 
 
@@ -162,9 +170,9 @@ def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
 
 
 def main(registry: Registry, as_json: bool = False, quick: bool = False,
-         with_map: bool = True) -> int:
+         sources: Sequence[FigureSource] = ()) -> int:
     """Print the figures; exit 0 (a figure over budget is reported, not an error)."""
-    figures = run(registry, quick, with_map)
+    figures = run(registry, quick, sources)
     if as_json:
         print(json.dumps([{"name": f.name, "p50_ms": round(f.p50, 3), "p95_ms": round(f.p95, 3),
                            "max_ms": round(f.worst, 3), "budget_ms": f.budget,

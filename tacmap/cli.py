@@ -164,8 +164,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _play(registry, args)
     if args.command == "bench":
         from tacmap import bench
+        from tacmap.ui import bench as map_bench
 
-        return bench.main(registry, as_json=args.json, quick=args.quick)
+        # Composed here, the one module above both: the engine's bench never imports the UI.
+        return bench.main(registry, as_json=args.json, quick=args.quick,
+                          sources=[map_bench.run])
     raise UsageError(f"unknown command {args.command!r}")
 
 

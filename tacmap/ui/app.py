@@ -8,10 +8,11 @@ from pathlib import Path
 
 from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
+from tacmap.ui.ask import ask_dialog
 from tacmap.ui.help import app_icon
 from tacmap.ui.qt import QApplication
 from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
-from tacmap.ui.window import MainWindow, ask_dialog
+from tacmap.ui.window import MainWindow
 
 
 def demo_path() -> Path:

@@ -12,14 +12,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.bench import time_runs
+from tacmap.bench import Measure, time_runs
 from tacmap.engine import storage
 from tacmap.engine.commands import StartCombat
 from tacmap.engine.errors import RuleError
 from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import Encounter
-
-Measure = Callable[[str, list[float], float, str], object]
 
 COLD_START = textwrap.dedent("""
     import time, sys

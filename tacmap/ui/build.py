@@ -1,44 +1,53 @@
-"""Building an encounter on the map: wall tools, the two-point image scale, free cells."""
+"""Building an encounter: combatants, walls and obstacles, the map image, its own rules.
+
+The Build menu, File ▸ Load Map Image and View ▸ Align Map Image land here.
+Everything the GM builds is a logged, undoable override sent through ``host.run``.
+"""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from itertools import pairwise
+import shutil
+from collections.abc import Callable
+from pathlib import Path
 
-from tacmap.engine.commands import Command, SetMapImage, SetWalls
-from tacmap.engine.state import Cell, Encounter, Wall
+from tacmap.engine.commands import (
+    AddToken,
+    Command,
+    EditToken,
+    RemoveToken,
+    RenameEncounter,
+    SetMapImage,
+    SetParty,
+)
+from tacmap.engine.roster import next_copy
+from tacmap.engine.statblock import StatField
+from tacmap.engine.statblock import defaults as statblock_defaults
+from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.ui.ask import ok_cancel
+from tacmap.ui.host import Host
+from tacmap.ui.map.look import party_side
+from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
-from tacmap.ui.qt import QColor, QGraphicsPathItem, QPainterPath, QPen, QPointF, Qt
+from tacmap.ui.map.tools import DrawWall, EraseWall, MoveWall, ScaleImage, Tool, sketch_item
+from tacmap.ui.qt import (
+    QDialog,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGraphicsPathItem,
+    QInputDialog,
+    QMenu,
+)
+from tacmap.ui.token_form import TokenForm
 
-Point = tuple[float, float]
-Run = Callable[[Command], bool]
-
-
-def corner(p: QPointF) -> Point:
-    """The grid corner nearest a scene point, in metres."""
-    return (float(round(p.x() / CELL)), float(round(p.y() / CELL)))
-
-
-def segment_distance(p: Point, a: Point, b: Point) -> float:
-    """Metres from ``p`` to the segment ``a``–``b``."""
-    (px, py), (ax, ay), (bx, by) = p, a, b
-    dx, dy = bx - ax, by - ay
-    length = dx * dx + dy * dy
-    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
-    return math.hypot(px - (ax + t * dx), py - (ay + t * dy))
-
-
-def nearest_wall(walls: Sequence[Wall], p: Point, within: float = 0.5) -> int | None:
-    """Index of the wall nearest ``p`` if it is within ``within`` metres."""
-    best, index = within, None
-    for i, wall in enumerate(walls):
-        points = list(wall.points) + ([wall.points[0]] if wall.closed else [])
-        for a, b in pairwise(points):
-            d = segment_distance(p, a, b)
-            if d <= best:
-                best, index = d, i
-    return index
+IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
+TOOL_HINTS = {
+    "wall": "Click grid corners to lay a wall; Enter, double-click or right-click ends it.",
+    "obstacle": "Click the corners of an obstacle; Enter, double-click or right-click closes it.",
+    "erase": "Click a wall to remove it.",
+    "move": "Drag a wall to move it.",
+    "scale": "Click two points on the map image whose real distance you know.",
+}
 
 
 def free_cell(state: Encounter, near: Cell, size: int = 1) -> Cell:
@@ -57,148 +66,213 @@ def free_cell(state: Encounter, near: Cell, size: int = 1) -> Cell:
     return (0, 0)
 
 
-class Tool:
-    """A map tool: gets the clicks instead of the token drag."""
-
-    name = ""
-
-    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        """Mouse pressed at a scene point."""
-
-    def move(self, at: QPointF) -> None:
-        """Mouse moved."""
-
-    def release(self, at: QPointF) -> None:
-        """Mouse released."""
-
-    def finish(self) -> None:
-        """Enter or double-click: complete what is being drawn."""
-
-    def cancel(self) -> None:
-        """Esc: drop what is being drawn."""
+def selected_token(host: Host) -> Token | None:
+    """The selected combatant, or None with a word in the status bar."""
+    token = host.session.referee.state.tokens.get(host.actor or "")
+    if token is None:
+        host.statusBar().showMessage("Select a combatant first (click it).", 6000)
+    return token
 
 
-class DrawWall(Tool):
-    """Click grid corners to lay a wall (or an obstacle's outline); Enter finishes."""
+class Builder:
+    """What the GM does to set an encounter up."""
 
-    def __init__(self, state: Callable[[], Encounter], run: Run, sketch: QGraphicsPathItem,
-                 closed: bool = False) -> None:
-        self.state, self.run, self.sketch, self.closed = state, run, sketch, closed
-        self.name = "obstacle" if closed else "wall"
-        self.points: list[Point] = []
-        self.cursor: Point | None = None
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        #: The wall tools' dashed line, one per scene (a scene deletes its items with it).
+        self.sketch: QGraphicsPathItem | None = None
+        #: The combatant form last opened, kept referenced while it is on screen.
+        self.form: TokenForm | None = None
 
-    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        if button == Qt.MouseButton.RightButton:
-            self.finish()
+    def attach(self, scene: MapScene) -> None:
+        """Get ready to draw on a newly opened encounter's scene."""
+        self.sketch = sketch_item()
+        scene.addItem(self.sketch)
+
+    # --- map tools ----------------------------------------------------------------------
+
+    def use_tool(self, key: str | None) -> None:
+        """Switch to a building tool (None: back to moving tokens)."""
+        view = self.host.view
+        if view.tool is not None:
+            view.tool.cancel()
+        view.tool = self._tool(key) if key else None
+        if key:
+            self.host.statusBar().showMessage(TOOL_HINTS[key], 15000)
+
+    def _tool(self, key: str) -> Tool:
+        state = lambda: self.host.session.referee.state  # noqa: E731  (read at click time)
+        run = self.host.run
+        if key in ("wall", "obstacle"):
+            assert self.sketch is not None  # attach() runs when a session is bound
+            return DrawWall(state, run, self.sketch, closed=key == "obstacle")
+        if key == "erase":
+            return EraseWall(state, run)
+        if key == "move":
+            return MoveWall(state, run)
+        return ScaleImage(state, run, lambda shown: self.host.ask_metres(shown))
+
+    # --- the encounter's own settings ----------------------------------------------------
+
+    def lock_image(self, on: bool) -> bool:
+        """Build ▸ Lock Map Image; False when there is no image (the menu tick goes again)."""
+        m = self.host.session.referee.state.map
+        if m.image is None:
+            if on:
+                self.host.statusBar().showMessage("There is no map image to lock.", 6000)
+            return False
+        if m.image_locked != on:
+            self.host.run(SetMapImage(m.image, m.image_offset, m.image_scale, locked=on))
+        return True
+
+    def fill_party(self, menu: QMenu) -> None:
+        """Build ▸ Players' Side: one entry per side, the players' one ticked."""
+        menu.clear()
+        state = self.host.session.referee.state
+        party = party_side(state)
+        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+            action = menu.addAction(side)
+            action.setCheckable(True)
+            action.setChecked(side == party)
+            action.triggered.connect(lambda _=False, s=side: self.host.run(SetParty(s)))
+
+    def rename_encounter(self) -> None:
+        """Build ▸ Rename Encounter."""
+        name, ok = QInputDialog.getText(self.host.window(), "Rename encounter", "Name:",
+                                        text=self.host.session.referee.state.name)
+        if ok and name.strip():
+            self.host.run(RenameEncounter(name.strip()))
+
+    # --- combatants -----------------------------------------------------------------------
+
+    def _fields(self) -> tuple[StatField, ...]:
+        return self.host.session.referee.ruleset.stat_fields()
+
+    def _check(self, make: Callable[[Token], Command]) -> Callable[[Token], str]:
+        def check(token: Token) -> str:
+            preview = self.host.session.referee.preview(make(token))
+            return "" if preview.legal else preview.reason
+        return check
+
+    def combatant_form(self, title: str, token: Token,
+                       make: Callable[[Token], Command]) -> TokenForm:
+        """The form for ``token``; OK runs ``make(token)`` through the referee."""
+        state = self.host.session.referee.state
+        sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+        form = TokenForm(title, self._fields(), token, sides, self._check(make),
+                         self.host.window())
+        form.choose_image = self.choose_portrait
+        form.accepted.connect(
+            lambda: form.result_token and self.host.run(make(form.result_token)))
+        self.form = form
+        return form
+
+    def choose_portrait(self) -> str | None:
+        """Pick a PNG, JPEG or SVG and copy it into the encounter's image folder."""
+        if self.host.session.image_folder is None:
+            self.host.error("Save the encounter first: its images are kept beside its file.")
+            return None
+        path = self.host.ask_image()
+        if path is None:
+            return None
+        return self.copy_image(path)
+
+    def copy_image(self, source: Path) -> str | None:
+        """Copy ``source`` into the image folder; its name there, or None with a message."""
+        folder = self.host.session.image_folder
+        assert folder is not None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if source.resolve().parent != folder.resolve():
+                shutil.copy2(source, folder / source.name)
+        except OSError as err:
+            self.host.error(f"Could not copy {source.name}: {err.strerror or err}")
+            return None
+        return source.name
+
+    def add_combatant(self) -> TokenForm:
+        """Build ▸ Add Combatant: the ruleset's form, placed near the middle of the view."""
+        state, view = self.host.session.referee.state, self.host.view
+        centre = view.mapToScene(view.viewport().rect().center())
+        cell = free_cell(state, (int(centre.x() // CELL), int(centre.y() // CELL)))
+        n = len(state.tokens) + 1
+        while f"c{n}" in state.tokens:
+            n += 1
+        sides = [t.side for t in state.tokens.values()]
+        token = Token(f"c{n}", f"Combatant {n}", sides[0] if sides else "party", cell[0],
+                      cell[1], stats=statblock_defaults(self._fields()))
+        form = self.combatant_form("Add combatant", token, AddToken)
+        form.show()
+        return form
+
+    def edit_combatant(self) -> TokenForm | None:
+        """Build ▸ Edit Combatant (a logged GM override, also mid-combat)."""
+        token = selected_token(self.host)
+        if token is None:
+            return None
+        form = self.combatant_form(f"Edit {token.name}", token, EditToken)
+        form.show()
+        return form
+
+    def duplicate_combatant(self) -> None:
+        """Build ▸ Duplicate: Orc → Orc 2, on the nearest free cell."""
+        token = selected_token(self.host)
+        if token is None:
             return
-        p = corner(at)
-        if not self.points or self.points[-1] != p:
-            self.points.append(p)
-        self._draw()
+        state = self.host.session.referee.state
+        copy = next_copy(token, state.tokens)
+        copy.x, copy.y = free_cell(state, token.cell, token.size)
+        if self.host.run(AddToken(copy)):
+            self.host.select(copy.id)
 
-    def move(self, at: QPointF) -> None:
-        self.cursor = corner(at)
-        self._draw()
+    def remove_combatant(self) -> None:
+        """Build ▸ Remove Combatant."""
+        token = selected_token(self.host)
+        if token is not None and self.host.run(RemoveToken(token.id)):
+            self.host.select(None)
 
-    def _draw(self) -> None:
-        path = QPainterPath()
-        points = [*self.points, *([self.cursor] if self.cursor and self.points else [])]
-        if points:
-            path.moveTo(points[0][0] * CELL, points[0][1] * CELL)
-            for x, y in points[1:]:
-                path.lineTo(x * CELL, y * CELL)
-            for x, y in self.points:
-                path.addEllipse(QPointF(x * CELL, y * CELL), 4, 4)
-        self.sketch.setPath(path)
+    # --- the map image ----------------------------------------------------------------------
 
-    def finish(self) -> None:
-        need = 3 if self.closed else 2
-        if len(self.points) >= need:
-            walls = self.state().map.walls
-            self.run(SetWalls((*walls, Wall(tuple(self.points), closed=self.closed))))
-        self.cancel()
-
-    def cancel(self) -> None:
-        self.points, self.cursor = [], None
-        self.sketch.setPath(QPainterPath())
-
-
-class EraseWall(Tool):
-    """Click a wall to take it away."""
-
-    name = "erase"
-
-    def __init__(self, state: Callable[[], Encounter], run: Run) -> None:
-        self.state, self.run = state, run
-
-    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        walls = self.state().map.walls
-        i = nearest_wall(walls, (at.x() / CELL, at.y() / CELL))
-        if i is not None:
-            self.run(SetWalls(walls[:i] + walls[i + 1:]))
-
-
-class MoveWall(Tool):
-    """Drag a wall to a new place, snapped to whole metres."""
-
-    name = "move"
-
-    def __init__(self, state: Callable[[], Encounter], run: Run) -> None:
-        self.state, self.run = state, run
-        self.grabbed: int | None = None
-        self.start: Point = (0.0, 0.0)
-
-    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        self.start = corner(at)
-        self.grabbed = nearest_wall(self.state().map.walls, (at.x() / CELL, at.y() / CELL))
-
-    def release(self, at: QPointF) -> None:
-        if self.grabbed is None:
+    def load_image(self) -> None:
+        """File ▸ Load Map Image: copy it beside the encounter and show it under the grid."""
+        if self.host.session.image_folder is None:
+            self.host.error("Save the encounter first: its images are kept beside its file.")
             return
-        end = corner(at)
-        dx, dy = end[0] - self.start[0], end[1] - self.start[1]
-        walls = self.state().map.walls
-        i, self.grabbed = self.grabbed, None
-        if dx or dy:
-            moved = Wall(tuple((x + dx, y + dy) for x, y in walls[i].points), walls[i].closed,
-                         walls[i].blocks_sight)
-            self.run(SetWalls((*walls[:i], moved, *walls[i + 1:])))
+        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Map image", "", IMAGES)
+        if name:
+            self.use_image(Path(name))
 
-
-class ScaleImage(Tool):
-    """Click two points on the map image, then say how far apart they really are."""
-
-    name = "scale"
-
-    def __init__(self, state: Callable[[], Encounter], run: Run,
-                 ask_metres: Callable[[float], float | None]) -> None:
-        self.state, self.run, self.ask_metres = state, run, ask_metres
-        self.first: QPointF | None = None
-
-    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        if self.first is None:
-            self.first = at
+    def use_image(self, source: Path) -> None:
+        """Copy ``source`` into the image folder and set it as the map image."""
+        if self.copy_image(source) is None:
             return
-        first, self.first = self.first, None
-        shown = math.hypot(at.x() - first.x(), at.y() - first.y()) / CELL
-        m = self.state().map
-        if shown <= 0 or m.image is None:
+        m = self.host.session.referee.state.map
+        self.host.run(SetMapImage(source.name, m.image_offset, m.image_scale))
+
+    def align_image(self) -> None:
+        """View ▸ Align Map Image: offset in metres and metres per image pixel."""
+        m = self.host.session.referee.state.map
+        if m.image is None:
+            self.host.error("There is no map image to align: File ▸ Load Map Image first.")
             return
-        real = self.ask_metres(shown)
-        if real:
-            # The image's own pixels between the clicks stay the same; only metres change.
-            self.run(SetMapImage(m.image, m.image_offset, m.image_scale * real / shown))
-
-    def cancel(self) -> None:
-        self.first = None
-
-
-def sketch_item() -> QGraphicsPathItem:
-    """The dashed line a wall tool draws while the GM clicks."""
-    item = QGraphicsPathItem()
-    pen = QPen(QColor("#7a2a00"), 3, Qt.PenStyle.DashLine)
-    pen.setCosmetic(True)
-    item.setPen(pen)
-    item.setZValue(25)
-    return item
+        dialog = QDialog(self.host.window())
+        dialog.setWindowTitle("Align map image")
+        form = QFormLayout(dialog)
+        ox, oy, scale = QDoubleSpinBox(), QDoubleSpinBox(), QDoubleSpinBox()
+        for box in (ox, oy):
+            box.setRange(-10_000, 10_000)
+            box.setSuffix(" m")
+            box.setSingleStep(0.1)
+        scale.setDecimals(4)
+        scale.setRange(0.0001, 100)
+        scale.setSingleStep(0.001)
+        scale.setSuffix(" m per pixel")
+        ox.setValue(m.image_offset[0])
+        oy.setValue(m.image_offset[1])
+        scale.setValue(m.image_scale)
+        form.addRow("Left edge at", ox)
+        form.addRow("Top edge at", oy)
+        form.addRow("Scale", scale)
+        form.addRow(ok_cancel(dialog))
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.host.run(SetMapImage(m.image, (ox.value(), oy.value()), scale.value()))

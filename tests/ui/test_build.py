@@ -103,7 +103,7 @@ def test_an_encounter_built_by_clicks_and_typing(window: MainWindow, qtbot: obje
 
     # Save, load a map image beside it and scale it by two points 4 m apart on screen.
     path = tmp_path / "bridge.tacmap"
-    assert window._save_to(path)
+    assert window.files.save_to(path)
     image = QImage(400, 300, QImage.Format.Format_RGB32)
     image.fill(QColor("#5a7d4a"))
     source = tmp_path / "bridge.png"
@@ -205,9 +205,9 @@ def test_a_roster_entry_is_saved_found_and_dropped_into_another_encounter(
 def test_an_unreadable_roster_is_one_sentence(window: MainWindow, tacmap_home: Path) -> None:
     told: list[str] = []
     window.tell = told.append
-    if window._roster is not None:
-        window._roster.close()
-        window._roster = None
+    if window.rosters.db is not None:
+        window.rosters.db.close()
+        window.rosters.db = None
     tacmap_home.mkdir(parents=True, exist_ok=True)
     for stale in tacmap_home.glob("roster.sqlite3*"):
         stale.unlink()

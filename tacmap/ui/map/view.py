@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tacmap.engine.referee import Referee
-from tacmap.ui.build import Tool
 from tacmap.ui.map.drag import DragController, describe_cost
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
+from tacmap.ui.map.tools import Tool
 from tacmap.ui.qt import (
     QDragEnterEvent,
     QDragMoveEvent,

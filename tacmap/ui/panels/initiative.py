@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from tacmap.engine.commands import Act, Command, EndTurn, Reorder, StartCombat
+from tacmap.engine.commands import Command, EndTurn, Reorder, StartCombat
+from tacmap.engine.options import command_for
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import ActionOption, TurnOrder
 from tacmap.ui.map.look import side_colours
@@ -26,13 +27,6 @@ from tacmap.ui.qt import (
 
 STATE_MARK = {"waiting": "", "declared": "✎ declared", "acting": "▶ acting", "done": "✓ done",
               "out": "✗ out"}
-
-
-def option_command(actor: str, option: ActionOption, target: str = "") -> Command:
-    """The command an offered action stands for."""
-    if option.key == "end_turn":
-        return EndTurn(actor)
-    return Act(actor, option.key, target, option.detail)
 
 
 class OrderList(QListWidget):
@@ -137,6 +131,6 @@ class InitiativePanel(QWidget):
             button = QPushButton(option.label)
             button.setEnabled(option.enabled)
             button.setToolTip(option.reason)
-            command = option_command(self.active or "", option)
+            command = command_for(self.active or "", option)
             button.clicked.connect(lambda _=False, c=command: self.run(c))
             self.actions_layout.addWidget(button)

@@ -1,0 +1,45 @@
+"""From an offered action to the command it stands for (DESIGN §3).
+
+A ruleset lists what a token may do as ``ActionOption``s; the GM picks one and,
+when it needs one, a target. ``command_for`` is the one place that turns that
+choice into a ``Command``, so the window's buttons, its token menu, the odds
+card and the tests all send exactly what the ruleset offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move
+from tacmap.engine.state import Cell
+from tacmap.engine.views import ActionOption
+
+
+def command_for(actor: str, option: ActionOption, target: str = "", *,
+                path: Sequence[Cell] = ()) -> Command:
+    """The command ``actor`` sends by taking ``option`` (aimed at token ``target``).
+
+    By key: ``"attack"`` is an ``Attack`` with the weapon the option names in its
+    ``detail`` (empty: the weapon in hand); ``"end_turn"`` an ``EndTurn`` of
+    ``actor``; ``"move"`` a ``Move`` through ``path``, the waypoints the GM
+    dragged (a move cannot be made without them); every other key is an
+    ``Act`` named by the key, carrying the target and the option's ``detail``
+    (``"prepare:dodge"``, ``"wield:axe"``, ``"cast"`` …). Nothing is checked
+    here: the referee judges the command like any other.
+
+    >>> command_for("ana", ActionOption("attack", "Attack (axe)", "token"), "brak")
+    Attack(actor='ana', target='brak', weapon='')
+    >>> command_for("ana", ActionOption("prepare:dodge", "Prepare: dodge", "token"), "brak")
+    Act(actor='ana', action='prepare:dodge', target='brak', detail='')
+    >>> command_for("ana", ActionOption("end_turn", "End turn"))
+    EndTurn(actor='ana')
+    """
+    if option.key == "attack":
+        return Attack(actor, target, option.detail)
+    if option.key == "end_turn":
+        return EndTurn(actor)
+    if option.key == "move":
+        if not path:
+            raise ValueError("a move needs the path the token is dragged along")
+        return Move(actor, tuple(path))
+    return Act(actor, option.key, target, option.detail)

@@ -1,0 +1,119 @@
+"""The questions the window puts to the GM, and the dialogs that ask them.
+
+Each question is a plain callable on the window (``window.ask_dice`` …), so a
+test answers it by assigning a function; ``Dialogs`` holds the real ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tacmap.engine.errors import RuleError
+from tacmap.ui.qt import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QWidget,
+)
+
+#: ``ask(question) -> bool``: a Yes/No question.
+Ask = Callable[[str], bool]
+#: ``ask_save(question)``: True save, False discard, None cancel.
+AskSave = Callable[[str], "bool | None"]
+#: ``tell(problem)``: a problem the GM must see.
+Tell = Callable[[str], None]
+#: ``ask_metres(shown) -> real metres``: the two-point image scale asks this.
+AskMetres = Callable[[float], "float | None"]
+#: ``ask_dice(count, sides, why) -> faces``: physical dice typed in by the GM.
+AskDice = Callable[[int, int, str], list[int]]
+#: ``ask_tags(name) -> tags``: comma-separated tags for a roster entry (None: cancelled).
+AskTags = Callable[[str], "str | None"]
+#: ``ask_file(title, save) -> path``: a roster file to import from or export to.
+AskFile = Callable[[str, bool], "Path | None"]
+#: ``ask_image() -> path``: a portrait picture.
+AskImage = Callable[[], "Path | None"]
+
+
+def ask_dialog(question: str) -> bool:
+    """A Yes/No question in a dialog of its own (before any window exists)."""
+    answer = QMessageBox.question(None, "tacmap", question)
+    return bool(answer == QMessageBox.StandardButton.Yes)
+
+
+def save_first_dialog(question: str) -> bool | None:
+    """Save / Discard / Cancel: True to save, False to discard, None to stay."""
+    box = QMessageBox(QMessageBox.Icon.Question, "tacmap", question,
+                      QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                      | QMessageBox.StandardButton.Cancel)
+    answer = box.exec()
+    if answer == QMessageBox.StandardButton.Save:
+        return True
+    if answer == QMessageBox.StandardButton.Discard:
+        return False
+    return None
+
+
+def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
+    """OK and Cancel buttons wired to ``dialog``."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+class Dialogs:
+    """The real dialogs behind each question, centred on ``parent``."""
+
+    def __init__(self, parent: QWidget) -> None:
+        self.parent = parent
+
+    def ask(self, question: str) -> bool:
+        """Yes/No."""
+        answer = QMessageBox.question(self.parent, "tacmap", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def tell(self, text: str) -> None:
+        """A warning with OK."""
+        QMessageBox.warning(self.parent, "tacmap", text)
+
+    def dice(self, count: int, sides: int, why: str) -> list[int]:
+        """The faces of physical dice; RuleError (nothing happens) when none are typed."""
+        text, ok = QInputDialog.getText(self.parent, "Physical dice",
+                                        f"Roll {count}d{sides} for {why} and type the faces, "
+                                        "left to right, separated by spaces:")
+        if not ok:
+            raise RuleError("no dice were entered")
+        try:
+            return [int(v) for v in text.replace(",", " ").split()]
+        except ValueError:
+            raise RuleError(f"{text!r} is not a list of whole numbers") from None
+
+    def metres(self, shown: float) -> float | None:
+        """How far apart two points of the map image really are."""
+        value, ok = QInputDialog.getDouble(
+            self.parent, "Scale the map image",
+            f"The two points are {shown:.2f} m apart on the grid now. How far apart are "
+            "they really, in metres?", shown, 0.01, 100_000, 2)
+        return value if ok else None
+
+    def tags(self, name: str) -> str | None:
+        """Tags for a combatant going into the roster."""
+        text, ok = QInputDialog.getText(self.parent, "Save to roster",
+                                        f"Tags for {name} (comma separated, optional):")
+        return text if ok else None
+
+    def roster_file(self, title: str, save: bool) -> Path | None:
+        """A roster JSON file to write (``save``) or read."""
+        pick = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
+        name, _ = pick(self.parent, title, "", "Roster files (*.json);;All files (*)")
+        return Path(name) if name else None
+
+    def portrait(self) -> Path | None:
+        """A picture for a combatant's token."""
+        name, _ = QFileDialog.getOpenFileName(self.parent, "Portrait", "",
+                                              "Images (*.png *.jpg *.jpeg *.svg)")
+        return Path(name) if name else None

@@ -1,0 +1,167 @@
+"""Files and sessions: new, open, recent, save, autosave, and leaving an encounter safely.
+
+``Session`` (session.py) is the encounter and its file without widgets; this
+is the File menu around it: the dialogs, the Save / Discard / Cancel question
+before anything is closed, and the autosave a moment after each command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tacmap.engine.dice import fresh_seed
+from tacmap.engine.errors import InputError
+from tacmap.engine.state import DIAGONAL_RULES, MapSpec
+from tacmap.ui.ask import ok_cancel
+from tacmap.ui.host import Host
+from tacmap.ui.qt import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QTimer,
+)
+from tacmap.ui.session import Session, recent
+
+FILTER = "tacmap encounters (*.tacmap);;All files (*)"
+
+
+class Files:
+    """The File menu and the life of the open session."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        # Autosave a moment after the last command, not inside the click that made it.
+        self.autosave_timer = QTimer(host.window())
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(250)
+        self.autosave_timer.timeout.connect(lambda: self.host.session.autosave_now())
+
+    def attach(self, session: Session) -> None:
+        """Route a newly bound session's autosaves through the timer and its errors here."""
+        session.on_autosave_error = \
+            lambda msg: self.host.statusBar().showMessage(msg, 8000)
+        session.defer = lambda write: self.autosave_timer.start()
+
+    def may_leave(self) -> bool:
+        """True when the current encounter may be closed (saved, or the GM said so)."""
+        if not self.host.session.dirty:
+            return True
+        answer = self.host.ask_save("This encounter has unsaved changes. Save them first?")
+        if answer is None:
+            return False
+        return self.save() if answer else True
+
+    def close(self) -> None:
+        """The window is closing: no autosave is pending or left behind."""
+        self.autosave_timer.stop()
+        self.host.session.discard_autosave()
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def open_path(self, path: Path) -> bool:
+        """Open an encounter file; a bad file leaves the current one as it was."""
+        if not self.may_leave():
+            return False
+        try:
+            session = Session.open(self.host.registry, path)
+        except InputError as err:
+            self.host.error(str(err))
+            return False
+        self.host.session.discard_autosave()
+        if session.newer_autosave() is not None and self.host.ask(
+                f"tacmap closed without saving {path.name}. Restore the unsaved changes?"):
+            session.restore_autosave()
+        self.host.bind(session)
+        self.host.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_dialog(self) -> None:
+        """File ▸ Open."""
+        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Open encounter", "", FILTER)
+        if name:
+            self.open_path(Path(name))
+
+    def fill_recent(self, menu: QMenu) -> None:
+        """File ▸ Open Recent, read afresh each time it opens."""
+        menu.clear()
+        files = recent()
+        if not files:
+            menu.addAction("(none)").setEnabled(False)
+        for path in files:
+            menu.addAction(str(path)).triggered.connect(
+                lambda _=False, p=path: self.open_path(p))
+
+    def new_encounter(self) -> None:
+        """File ▸ New: pick a ruleset and a map size."""
+        registry = self.host.registry
+        dialog = QDialog(self.host.window())
+        dialog.setWindowTitle("New encounter")
+        form = QFormLayout(dialog)
+        rulesets = QComboBox()
+        for rid in registry.ids():
+            rulesets.addItem(f"{registry.manifests[rid].name} ({rid})", rid)
+        width, height = QSpinBox(), QSpinBox()
+        for box, value in ((width, 30), (height, 20)):
+            box.setRange(1, 10_000)
+            box.setValue(value)
+            box.setSuffix(" m")
+        name = QLineEdit("New encounter")
+        diagonal = QComboBox()
+        diagonal.addItem("the ruleset's own", "")
+        for rule in DIAGONAL_RULES:
+            diagonal.addItem(rule, rule)
+        form.addRow("Name", name)
+        form.addRow("Ruleset", rulesets)
+        form.addRow("Diagonal rule", diagonal)
+        form.addRow("Width", width)
+        form.addRow("Height", height)
+        form.addRow(ok_cancel(dialog))
+        if dialog.exec() != QDialog.DialogCode.Accepted or not self.may_leave():
+            return
+        self.start_new(str(rulesets.currentData()), width.value(), height.value(),
+                       name.text().strip() or "New encounter", str(diagonal.currentData()))
+
+    def start_new(self, ruleset_id: str, width: int, height: int, name: str = "New encounter",
+                  diagonal: str = "") -> None:
+        """An empty, unsaved encounter (``diagonal`` empty: the ruleset's own rule)."""
+        registry = self.host.registry
+        state = registry.get(ruleset_id).new_encounter(name, fresh_seed())
+        state.map = MapSpec(width, height)
+        if diagonal:
+            state.diagonal = diagonal
+        self.host.session.discard_autosave()
+        self.host.bind(Session(registry, state))
+
+    # --- saving -------------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        """File ▸ Save (asks where when the encounter has no file yet)."""
+        path = self.host.session.path
+        if path is None:
+            return self.save_as()
+        return self.save_to(path)
+
+    def save_as(self) -> bool:
+        """File ▸ Save As."""
+        name, _ = QFileDialog.getSaveFileName(self.host.window(), "Save encounter", "", FILTER)
+        if not name:
+            return False
+        path = Path(name)
+        if path.suffix != ".tacmap":
+            path = path.with_suffix(".tacmap")
+        return self.save_to(path)
+
+    def save_to(self, path: Path) -> bool:
+        """Write the encounter to ``path``; False (with the reason shown) if that fails."""
+        try:
+            self.host.session.save(path)
+        except OSError as err:
+            self.host.error(f"Could not save {path}: {err.strerror or err}")
+            return False
+        self.host.refresh()
+        self.host.statusBar().showMessage(f"Saved {path}", 5000)
+        return True

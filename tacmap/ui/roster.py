@@ -1,0 +1,104 @@
+"""The roster at work: combatants kept across encounters, saved, dropped on the map, shared.
+
+The roster database opens on first use, so a window that never touches it
+never creates the file; ``RosterActions`` owns the Roster panel and its buttons.
+"""
+
+from __future__ import annotations
+
+from tacmap.engine.commands import AddToken
+from tacmap.engine.errors import InputError
+from tacmap.engine.roster import Roster
+from tacmap.ui.build import free_cell, selected_token
+from tacmap.ui.host import Host
+from tacmap.ui.panels.roster import RosterPanel
+from tacmap.ui.session import home
+
+
+class RosterActions:
+    """Save to, place from, import, export and remove roster entries."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        #: The open database (None until first used, or after it could not be read).
+        self.db: Roster | None = None
+        self.panel = RosterPanel(self.roster, lambda: host.session.referee.state.ruleset)
+        self.panel.save_button.clicked.connect(self.save_to_roster)
+        self.panel.import_button.clicked.connect(self.import_roster)
+        self.panel.export_button.clicked.connect(self.export_roster)
+        self.panel.remove_button.clicked.connect(self.remove_from_roster)
+
+    def roster(self) -> Roster | None:
+        """The roster database, opened on first use (None, with a message, if unreadable)."""
+        if self.db is None:
+            try:
+                self.db = Roster(home() / "roster.sqlite3")
+            except InputError as err:
+                self.host.error(str(err))
+                return None
+        return self.db
+
+    def save_to_roster(self) -> None:
+        """Keep the selected combatant in the roster, with tags."""
+        token = selected_token(self.host)
+        roster = self.roster()
+        if token is None or roster is None:
+            return
+        tags = self.host.ask_tags(token.name)
+        if tags is None:
+            return
+        try:
+            roster.add(self.host.session.referee.state.ruleset, token,
+                       [t.strip() for t in tags.split(",") if t.strip()])
+        except InputError as err:
+            self.host.error(str(err))
+            return
+        self.panel.refresh()
+        self.host.statusBar().showMessage(f"{token.name} is in the roster", 5000)
+
+    def place_from_roster(self, entry_id: int, x: int, y: int) -> None:
+        """A roster entry dropped on the map: a copy of it joins the encounter there."""
+        roster = self.roster()
+        if roster is None:
+            return
+        state = self.host.session.referee.state
+        try:
+            token = roster.copy_for(entry_id, state.tokens)
+        except InputError as err:
+            self.host.error(str(err))
+            return
+        token.x, token.y = free_cell(state, (x, y), token.size)
+        if self.host.run(AddToken(token)):
+            self.host.select(token.id)
+
+    def import_roster(self) -> None:
+        """Roster ▸ Import: combatants from a JSON file."""
+        roster, path = self.roster(), self.host.ask_file("Import roster", False)
+        if roster is None or path is None:
+            return
+        try:
+            n = roster.import_json(path)
+        except InputError as err:
+            self.host.error(str(err))
+            return
+        self.panel.refresh()
+        self.host.statusBar().showMessage(f"{n} combatants imported", 5000)
+
+    def export_roster(self) -> None:
+        """Roster ▸ Export: this ruleset's combatants to a JSON file."""
+        roster, path = self.roster(), self.host.ask_file("Export roster", True)
+        if roster is None or path is None:
+            return
+        try:
+            n = roster.export_json(path, self.host.session.referee.state.ruleset)
+        except (InputError, OSError) as err:
+            self.host.error(str(err))
+            return
+        self.host.statusBar().showMessage(f"{n} combatants exported to {path}", 5000)
+
+    def remove_from_roster(self) -> None:
+        """Take the highlighted entry out of the roster."""
+        roster, entry = self.roster(), self.panel.selected_entry()
+        if roster is not None and entry is not None:
+            roster.remove(entry)
+            self.panel.refresh()
