@@ -70,9 +70,9 @@ def test_a_broken_table_is_refused_when_loading(registry: Registry) -> None:
     rules = rules_of(registry)
     data = copy.deepcopy(rules.manifest.data)
     data["combat_events"]["table"][2]["to"] = 6  # 5 Battlefield Shifts now overlaps 6
-    with pytest.raises(InputError, match=r"combat_events\.table must cover 1 to 20 once"):
+    with pytest.raises(InputError, match=r"combat_events\.table: must cover 1 to 20 once"):
         type(rules)(replace(rules.manifest, data=data))
     data = copy.deepcopy(rules.manifest.data)
     data["phases"]["order"] = ["S", "F"]
-    with pytest.raises(InputError, match=r"phases\.order must be"):
+    with pytest.raises(InputError, match=r"phases\.order: must be"):
         type(rules)(replace(rules.manifest, data=data))
