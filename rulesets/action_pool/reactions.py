@@ -181,10 +181,10 @@ def find_dodge(rules: Rules, state: Encounter, defender: Token, attacker: Token,
     """The dodge ``defender`` has ready against this attack: a prepared one first."""
     for i, p in enumerate(prepared_of(defender)):
         if p.do == "dodge" and p.by == attacker.id and p.weapon in (ANY, weapon.key):
-            how_many = rules.data.prepare
-            stat = rules.stat(defender, how_many.dodge_stat)
-            ac = stat // how_many.dodge_divisor
-            how = f"{how_many.dodge_stat.upper()} {stat} ÷ {how_many.dodge_divisor}"
+            prep = rules.data.prepare
+            stat = rules.stat(defender, prep.dodge_stat)
+            ac = stat // prep.dodge_divisor
+            how = f"{prep.dodge_stat.upper()} {stat} ÷ {prep.dodge_divisor}"
             return Dodge(ac, i, None, f"(prepared dodge: {how})")
     for ability in rules.abilities_of(defender, "reaction"):
         if ability.effect == "dodge" and ready(state, defender, ability):

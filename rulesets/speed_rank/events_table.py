@@ -60,7 +60,7 @@ class Rules(Protocol):
               what: str) -> bool: ...
 
 
-Handler = Callable[[Rules, Resolution, TableRow], "str | None"]
+Handler = Callable[[Rules, Resolution, TableRow], str | None]
 """A Combat Event's rule: None when it happened, else why it cannot occur."""
 
 

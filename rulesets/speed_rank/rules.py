@@ -700,13 +700,6 @@ class SpeedRank(Ruleset):
         token = ctx.state.tokens.get(actor)
         self.set_round(ctx, new, f"{token.name if token else actor}'s {label} ends: {why}")
 
-    def _remove_value(self, ctx: Resolution, token: Token, key: str, item: str,
-                      note: str) -> None:
-        old = tuple(token.values.get(key) or ())
-        rest = list(old)
-        rest.remove(item)
-        ctx.emit(ValueChanged(token.id, key, old, tuple(rest) or None, note))
-
     # ------------------------------------------------------------------ rolls
 
     def save(self, ctx: Resolution, token: Token, kind: SaveKind,
@@ -835,7 +828,10 @@ class SpeedRank(Ruleset):
         name = self.item_name(item)
         self.place(ctx, token, f"pick up {name}", 1, f"{token.name} picks up the {name}",
                    self.costs.pick_up)
-        self._remove_value(ctx, token, "dropped", item, f"{name} back in hand")
+        rest = list(dropped)
+        rest.remove(item)
+        ctx.emit(ValueChanged(token.id, "dropped", dropped, tuple(rest) or None,
+                              f"{name} back in hand"))
         if item == self.held_weapon(token).key:
             self.condition(ctx, token, "disarmed", False)
 
@@ -867,8 +863,6 @@ class SpeedRank(Ruleset):
             ctx.emit(ValueChanged(t.id, "grappled_with", t.values.get("grappled_with"), None,
                                   "the grapple is broken"))
             self.condition(ctx, t, "grappled", False)
-
-    # ------------------------------------------------------------------ spells taking effect
 
     # ------------------------------------------------------------------ what the panels ask
 

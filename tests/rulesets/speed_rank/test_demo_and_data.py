@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -76,3 +78,9 @@ def test_a_broken_table_is_refused_when_loading(registry: Registry) -> None:
     data["phases"]["order"] = ["S", "F"]
     with pytest.raises(InputError, match=r"phases\.order: must be"):
         type(rules)(replace(rules.manifest, data=data))
+
+
+def test_every_combat_event_the_data_may_name_has_a_rule(registry: Registry) -> None:
+    package = type(rules_of(registry)).__module__.rpartition(".")[0]
+    data, table = sys.modules[f"{package}.data"], sys.modules[f"{package}.events_table"]
+    assert set(table.HANDLERS) == set(get_args(data.EventKey))
