@@ -9,6 +9,10 @@ a sentence that names the place the way a person wrote it::
 
 msgspec reports a key of a table as ``[...]``; the offending key is found again
 by converting each entry on its own, which costs nothing until something is wrong.
+
+A check that spans several keys of a record goes in its ``__post_init__`` and
+raises ``Invalid(key, message)`` to be placed at that key (a plain ValueError
+is placed at the record itself).
 """
 
 from __future__ import annotations
@@ -23,6 +27,19 @@ import msgspec
 from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
+
+
+class Invalid(ValueError):
+    """A record's own check failed at ``key`` (dotted, relative to the record).
+
+    Raise it from ``__post_init__``; ``convert`` names the place and adds the
+    value found there: ``Invalid("success_at", "must be at most the die (6)")``
+    → ``ruleset.toml: pool.success_at: must be at most the die (6), got 7``.
+    """
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
 
 _AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
@@ -46,6 +63,8 @@ def sentence(err: msgspec.ValidationError, data: Any, kind: Any, where: str) -> 
     message = found.group("message") if found else str(err)
     raw_path = (found.group("path") or "") if found else ""
     parts = _resolve(_segments(raw_path), data, kind)
+    if isinstance(err.__cause__, Invalid):
+        parts += err.__cause__.key.split(".")
     place = ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
     text = _plain(message)
     vague = re.search(r", got [a-z ]+$", text) is not None
@@ -69,6 +88,8 @@ def _plain(message: str) -> str:
     text = re.sub(r"Invalid enum value (\S+)", r"unknown value \1", text)
     text = re.sub(r"`([a-z]+)`", lambda m: _WORDS.get(m.group(1), m.group(1)), text)
     text = text.replace("`", "'")
+    # A bound on a float reads as msgspec writes it, "0.0"; people write "0".
+    text = re.sub(r"([<>]=?) (-?\d+)\.0\b", r"\1 \2", text)
     return text[:1].lower() + text[1:]
 
 

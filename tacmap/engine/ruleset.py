@@ -1,13 +1,18 @@
 """The Ruleset protocol, the manifest in ruleset.toml, and the registry that finds them.
 
 A ruleset folder holds ``ruleset.toml`` (every number the rules use),
-``rules.py`` (a ``create(manifest)`` function returning a ``Ruleset``) and a
-README. Built-in rulesets ship with the app; a folder the user adds is code,
-like a plugin, and the registry says so before loading it.
+``data.py`` (its tables as typed records, subclasses of ``RulesetData``),
+``rules.py`` (a ``create(manifest)`` function returning a ``Ruleset``), other
+modules it needs and a README. The folder is loaded as one package, so its
+modules import each other relatively (``from .data import Data``).
+Built-in rulesets ship with the app; a folder the user adds is code, like a
+plugin, and the registry says so before loading it.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -16,14 +21,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 from tacmap.engine.commands import Command, Move
+from tacmap.engine.convert import Invalid, convert
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
 from tacmap.engine.movement import MovePlan, Space, plan_move
-from tacmap.engine.statblock import StatField, check_stats, fields_of
+from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Token
 from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
 
@@ -32,6 +40,71 @@ ENV_VAR = "TACMAP_RULESETS"
 TRUST_WARNING = (
     "a ruleset folder is code and runs with your permissions; load only folders you trust"
 )
+
+
+#: Keys of ruleset.toml the engine reads itself; ``Manifest.tables`` leaves them out.
+ENGINE_KEYS = ("id", "name", "version", "api", "stat_block")
+
+
+class Table(msgspec.Struct, forbid_unknown_fields=True):
+    """One table of ruleset.toml as a typed record; a ruleset's tables subclass it.
+
+    Subclasses inherit that an unknown key is an error, so a typo is named
+    instead of ignored. Declare each key with its type and constraints next to
+    it, required keys first (or pass ``kw_only=True``); a table inside a table
+    defaults through ``msgspec.field(default_factory=...)``. Rules read these
+    records and never change them::
+
+        class Weapon(Entry):
+            damage_die: Annotated[int, msgspec.Meta(ge=2)]
+            reach: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+            kind: Literal["melee", "ranged"] = "melee"
+
+    A check that spans several keys goes in ``__post_init__`` and raises
+    ``Invalid(key, message)`` (tacmap.engine.convert): the one sentence then
+    names that key.
+    """
+
+
+class Entry(Table, kw_only=True):
+    """A row of a top-level table keyed by name (``[weapons.halberd]``).
+
+    ``Manifest.tables`` fills in ``key`` from the table name, and ``name``
+    with the key when ruleset.toml gives none. Neither is written in the file.
+    """
+
+    key: str = ""
+    """The row's key in its table (``"halberd"``)."""
+    name: str = ""
+    """The name the log and the panels show."""
+
+
+class Grid(Table, kw_only=True):
+    """``[grid]``: the engine's keys; a ruleset that needs more subclasses it."""
+
+    diagonal: str = "rectilinear"
+    """Default diagonal rule for new encounters (DESIGN §4)."""
+
+    def __post_init__(self) -> None:
+        if self.diagonal not in DIAGONAL_RULES:
+            raise Invalid("diagonal", f"must be one of {', '.join(DIAGONAL_RULES)}")
+
+
+class RulesetData(Table, kw_only=True):
+    """ruleset.toml past the keys the engine reads itself (``ENGINE_KEYS``).
+
+    A ruleset's ``Data`` (in its data.py) subclasses this and adds its tables,
+    so every table of the file is declared, typed and checked in one place.
+    """
+
+    grid: Grid = msgspec.field(default_factory=Grid)
+
+
+D = TypeVar("D", bound=RulesetData)
+
+#: A ``tacmap bench`` figure a ruleset owns (its ``bench()`` lists them): name, the code
+#: timed, its p95 budget in milliseconds.
+BenchFigure = tuple[str, Callable[[], object], float]
 
 
 @dataclass(frozen=True)
@@ -51,7 +124,33 @@ class Manifest:
     diagonal: str
     """Default diagonal rule for new encounters."""
     data: dict[str, Any] = field(default_factory=dict)
-    """The whole parsed TOML: every number the rules use."""
+    """The whole parsed TOML, as read once; rules read it through ``tables``."""
+
+    def tables(self, kind: type[D]) -> D:
+        """ruleset.toml (less ``ENGINE_KEYS``) as the ruleset's typed tables.
+
+        A value that does not fit raises one InputError naming the file, the
+        table and the key: ``ruleset.toml: weapons.halberd.reach: expected a
+        number >= 0, got -2``.
+        """
+        rest = {k: v for k, v in self.data.items() if k not in ENGINE_KEYS}
+        data = convert(rest, kind, "ruleset.toml")
+        for table in msgspec.structs.fields(data):
+            rows = getattr(data, table.name)
+            if isinstance(rows, dict):
+                for key, row in rows.items():
+                    if isinstance(row, Entry):
+                        _name_entry(row, key, f"{table.encode_name}.{key}")
+        return data
+
+
+def _name_entry(row: Entry, key: str, where: str) -> None:
+    if row.key and row.key != key:
+        raise InputError(f"ruleset.toml: {where}.key: the table's name is its key; "
+                         f"leave key out (it says {row.key!r})")
+    row.key = key
+    if not row.name:
+        row.name = key
 
 
 class Resolution:
@@ -86,7 +185,8 @@ class Ruleset:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self.space = Space()
-        self._stat_fields: tuple[StatField, ...] | None = None
+        self.stat_block = StatBlock(fields_of(manifest.data))
+        """``[stat_block.*]``: the one place the stats, their ranges and defaults live."""
 
     @property
     def id(self) -> str:
@@ -102,9 +202,7 @@ class Ruleset:
 
     def stat_fields(self) -> tuple[StatField, ...]:
         """The stat block of ``[stat_block.*]`` in ruleset.toml (empty when it has none)."""
-        if self._stat_fields is None:
-            self._stat_fields = fields_of(self.manifest)
-        return self._stat_fields
+        return self.stat_block.fields
 
     def check_token(self, token: Token) -> None:
         """Raise InputError if the token's stat block does not fit the rules.
@@ -302,23 +400,35 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
                     folder=path.parent, builtin=builtin, diagonal=diagonal, data=data)
 
 
-#: rules.py modules already run in this process, by path: running one twice would
+#: Ruleset packages already run in this process, by folder: running one twice would
 #: register its records twice (and is wasted work for every new Registry).
-_MODULES: dict[Path, ModuleType] = {}
+_PACKAGES: dict[Path, ModuleType] = {}
+
+
+def _package(manifest: Manifest) -> str:
+    """Import the ruleset folder as a package (once) and return its module name."""
+    folder = manifest.folder.resolve()
+    known = _PACKAGES.get(folder)
+    if known is not None:
+        return known.__name__
+    base = name = f"tacmap_ruleset_{manifest.id}"
+    n = 1
+    while name in sys.modules:  # the same id from another folder (a user's copy)
+        n += 1
+        name = f"{base}_{n}"
+    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = [str(folder)]
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    _PACKAGES[folder] = package
+    return name
 
 
 def _load_rules(manifest: Manifest) -> Ruleset:
     path = (manifest.folder / "rules.py").resolve()
-    module = _MODULES.get(path)
-    if module is None:
-        name = f"tacmap_ruleset_{manifest.id}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None or not path.is_file():
-            raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        _MODULES[path] = module
+    if not path.is_file():
+        raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
+    module = importlib.import_module(f"{_package(manifest)}.rules")
     create = getattr(module, "create", None)
     if create is None:
         raise InputError(f"{path}: defines no create(manifest) function")

@@ -17,22 +17,21 @@ order a form shows them::
     choices_from = "weapons"      # the keys of [weapons.*] are the choices
     default = "unarmed"
 
-The window builds its form from ``fields_of(manifest)`` and ``check_stats``
+The window builds its form from ``fields_of(data)`` and ``check_stats``
 words every problem, so a new ruleset needs no UI code for its stat block.
+The rules read stats through a ``StatBlock`` (a token's value or the
+default) and say once, as they load, which stats they need and of what kind.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
 from tacmap.engine.codec import Json
 from tacmap.engine.errors import InputError
-
-if TYPE_CHECKING:
-    from tacmap.engine.ruleset import Manifest
 
 Kind = Literal["int", "float", "text", "choice", "choices", "bool", "table"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -212,15 +211,71 @@ def defaults(fields: Sequence[StatField]) -> dict[str, Json]:
     return out
 
 
+class StatBlock:
+    """A ruleset's stat block, as the rules read it: each stat's value or its default."""
+
+    def __init__(self, fields: Sequence[StatField]) -> None:
+        self.fields = tuple(fields)
+        """Every field, in form order."""
+        self._fields = {f.key: f for f in self.fields}
+        self._defaults = {f.key: f.default for f in self.fields}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._fields
+
+    def __getitem__(self, key: str) -> StatField:
+        return self._fields[key]
+
+    def default(self, key: str) -> Json:
+        """What the rules use for ``key`` when a token leaves it out."""
+        return self._defaults[key]
+
+    def value(self, stats: Mapping[str, Json], key: str) -> Json:
+        """The token's ``key``, or the default when its stat block leaves it out."""
+        return stats[key] if key in stats else self._defaults[key]
+
+    def need(self, key: str, kinds: Kind | tuple[Kind, ...], *, where: str = "",
+             among: Iterable[str] | None = None, table: str = "") -> StatField:
+        """The field the rules read as ``key``; InputError if it is missing or unfit.
+
+        The rules call this as they load, once per stat they read, so a stat
+        block that lacks one is refused with a sentence rather than failing in
+        play. ``where`` is the ruleset.toml key that names the stat, when it is
+        not the rules themselves (``weapons.dagger.stat``). ``among``: the
+        names the rules understand for a choice, choices or table field (the
+        keys of ``[table]``, when given).
+        """
+        wanted = (kinds,) if isinstance(kinds, str) else kinds
+        kind_words = " or ".join(repr(k) for k in wanted)
+        f = self._fields.get(key)
+        if f is None:
+            if where:
+                raise _bad(f"{where}:", f"names {key!r}, which is not a stat of [stat_block]")
+            raise _bad(f"stat_block.{key}:", f"missing; the rules read this stat as kind "
+                                             f"{kind_words}")
+        if f.kind not in wanted:
+            if where:
+                raise _bad(f"{where}:", f"names {key!r}, which the rules read as kind "
+                                        f"{kind_words}, but stat_block.{key} is {f.kind!r}")
+            raise _bad(f"stat_block.{key}.kind:", f"the rules read {f.label} as {kind_words}, "
+                                                  f"not {f.kind!r}")
+        if among is not None:
+            allowed = list(among)
+            stray = [c for c in f.choices if c not in allowed]
+            if stray:
+                known = f"a key of [{table}]" if table else f"one of {', '.join(allowed)}"
+                raise _bad(f"stat_block.{key}:", f"offers {stray[0]!r}, which is not {known}")
+        return f
+
+
 # --------------------------------------------------------------------------- reading
 
 
-def fields_of(manifest: Manifest | Mapping[str, Any]) -> tuple[StatField, ...]:
-    """The ``[stat_block.<key>]`` tables of a manifest (or its parsed TOML), in order.
+def fields_of(data: Mapping[str, Any]) -> tuple[StatField, ...]:
+    """The ``[stat_block.<key>]`` tables of a parsed ruleset.toml, in order.
 
     Raises InputError naming the key at fault when a table does not make sense.
     """
-    data: Mapping[str, Any] = manifest if isinstance(manifest, Mapping) else manifest.data
     block = data.get("stat_block", {})
     if not isinstance(block, Mapping):
         raise _bad("stat_block", "must be a table of tables, one per stat")

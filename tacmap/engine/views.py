@@ -11,6 +11,8 @@ from typing import Literal
 from tacmap.engine.state import Cell
 
 RowState = Literal["waiting", "declared", "acting", "done", "out"]
+#: What an action is aimed at, as the app offers it.
+Aim = Literal["none", "token", "cell"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ class ActionOption:
     """Command key: ``"move"``, ``"attack"``, ``"end_turn"`` or an ``Act`` action name."""
     label: str
     """Button text."""
-    target: Literal["none", "token", "cell"] = "none"
+    target: Aim = "none"
     """What the action needs to be aimed at."""
     enabled: bool = True
     """Whether it can be taken now."""

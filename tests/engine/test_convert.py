@@ -7,12 +7,13 @@ from typing import Annotated, Literal
 import msgspec
 import pytest
 
-from tacmap.engine.convert import convert
+from tacmap.engine.convert import Invalid, convert
 from tacmap.engine.errors import InputError
 
 
 class Weapon(msgspec.Struct, forbid_unknown_fields=True):
     reach: Annotated[int, msgspec.Meta(ge=1)] = 1
+    weight: Annotated[float, msgspec.Meta(ge=0, lt=100)] = 1.0
     kind: Literal["melee", "ranged"] = "melee"
     name: str = ""
 
@@ -32,6 +33,10 @@ class Data(msgspec.Struct, forbid_unknown_fields=True):
     ({"weapons": {"halberd": {"name": "ok", "reach": "far"}}},
      "ruleset.toml: weapons.halberd.reach: expected a whole number, got 'far'"),
     ({"marks": [[1, 2], [3]]}, "ruleset.toml: marks[1]: expected a list of length 2, got 1"),
+    ({"weapons": {"halberd": {"weight": -2}}},
+     "ruleset.toml: weapons.halberd.weight: expected a number >= 0, got -2"),
+    ({"weapons": {"halberd": {"weight": 100.5}}},
+     "ruleset.toml: weapons.halberd.weight: expected a number < 100, got 100.5"),
     ({"weapons": 5}, "ruleset.toml: weapons: expected a table, got 5"),
 ])
 def test_a_bad_value_is_one_sentence_naming_its_path(raw: object, sentence: str) -> None:
@@ -44,3 +49,32 @@ def test_good_data_converts() -> None:
     data = convert({"weapons": {"spear": {"reach": 2}}}, Data, "x")
     assert data.weapons["spear"].reach == 2
     assert data.weapons["spear"].kind == "melee"
+
+
+class Pool(msgspec.Struct, forbid_unknown_fields=True):
+    die: int
+    success_at: int
+
+    def __post_init__(self) -> None:
+        if self.success_at > self.die:
+            raise Invalid("success_at", f"must be at most the die ({self.die})")
+
+
+class Game(msgspec.Struct, forbid_unknown_fields=True):
+    pools: dict[str, Pool]
+
+    def __post_init__(self) -> None:
+        if "any" in self.pools:
+            raise Invalid("pools.any", "'any' is a reserved word")
+
+
+@pytest.mark.parametrize(("raw", "sentence"), [
+    ({"pools": {"a": {"die": 6, "success_at": 4}, "b": {"die": 6, "success_at": 7}}},
+     "ruleset.toml: pools.b.success_at: must be at most the die (6), got 7"),
+    ({"pools": {"any": {"die": 6, "success_at": 4}}},
+     "ruleset.toml: pools.any: 'any' is a reserved word"),
+])
+def test_a_record_check_names_the_key_it_is_about(raw: object, sentence: str) -> None:
+    with pytest.raises(InputError) as err:
+        convert(raw, Game, "ruleset.toml")
+    assert str(err.value) == sentence

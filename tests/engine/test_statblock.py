@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 
 from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.statblock import StatField, check_stats, check_value, defaults, fields_of
+from tacmap.engine.statblock import (
+    StatBlock,
+    StatField,
+    check_stats,
+    check_value,
+    defaults,
+    fields_of,
+)
 from tacmap.engine.state import Token
 
 TOML: dict[str, Any] = {
@@ -188,3 +195,44 @@ def test_any_block_the_schema_allows_is_accepted_and_any_bad_value_is_named(
             rules.check_token(_token(bad))
 
     check()
+
+
+# --------------------------------------------------------------------------- as the rules read it
+
+
+BLOCK = StatBlock(FIELDS)
+
+
+def test_the_rules_read_a_stat_or_its_default() -> None:
+    assert BLOCK.value({"dex": 7}, "dex") == 7
+    assert BLOCK.value({}, "dex") == 3
+    assert BLOCK.default("stance") == "low"
+    assert "dex" in BLOCK and "luck" not in BLOCK
+    assert BLOCK.fields == FIELDS
+
+
+def test_a_stat_the_rules_need_is_checked_as_they_load() -> None:
+    assert BLOCK.need("dex", "int").label == "DEX"
+    assert BLOCK.need("weapon", ("choice", "text"), among=["dagger", "spear", "axe"]).choices \
+        == ("dagger", "spear")
+
+
+@pytest.mark.parametrize(("call", "sentence"), [
+    (lambda: BLOCK.need("luck", "int"),
+     "ruleset.toml: stat_block.luck: missing; the rules read this stat as kind 'int'"),
+    (lambda: BLOCK.need("luck", "int", where="weapons.dagger.stat"),
+     "ruleset.toml: weapons.dagger.stat: names 'luck', which is not a stat of [stat_block]"),
+    (lambda: BLOCK.need("dex", "bool"),
+     "ruleset.toml: stat_block.dex.kind: the rules read DEX as 'bool', not 'int'"),
+    (lambda: BLOCK.need("motto", "int", where="prepare.dodge_stat"),
+     "ruleset.toml: prepare.dodge_stat: names 'motto', which the rules read as kind 'int', "
+     "but stat_block.motto is 'text'"),
+    (lambda: BLOCK.need("weapon", "choice", among=["dagger"], table="weapons"),
+     "ruleset.toml: stat_block.weapon: offers 'spear', which is not a key of [weapons]"),
+    (lambda: BLOCK.need("stance", "choice", among=("high", "mid")),
+     "ruleset.toml: stat_block.stance: offers 'low', which is not one of high, mid"),
+])
+def test_a_stat_the_rules_cannot_read_is_one_sentence(call: Any, sentence: str) -> None:
+    with pytest.raises(InputError) as err:
+        call()
+    assert str(err.value) == sentence

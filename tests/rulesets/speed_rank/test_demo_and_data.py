@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -70,9 +72,15 @@ def test_a_broken_table_is_refused_when_loading(registry: Registry) -> None:
     rules = rules_of(registry)
     data = copy.deepcopy(rules.manifest.data)
     data["combat_events"]["table"][2]["to"] = 6  # 5 Battlefield Shifts now overlaps 6
-    with pytest.raises(InputError, match=r"combat_events\.table must cover 1 to 20 once"):
+    with pytest.raises(InputError, match=r"combat_events\.table: must cover 1 to 20 once"):
         type(rules)(replace(rules.manifest, data=data))
     data = copy.deepcopy(rules.manifest.data)
     data["phases"]["order"] = ["S", "F"]
-    with pytest.raises(InputError, match=r"phases\.order must be"):
+    with pytest.raises(InputError, match=r"phases\.order: must be"):
         type(rules)(replace(rules.manifest, data=data))
+
+
+def test_every_combat_event_the_data_may_name_has_a_rule(registry: Registry) -> None:
+    package = type(rules_of(registry)).__module__.rpartition(".")[0]
+    data, table = sys.modules[f"{package}.data"], sys.modules[f"{package}.events_table"]
+    assert set(table.HANDLERS) == set(get_args(data.EventKey))

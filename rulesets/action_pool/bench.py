@@ -1,0 +1,56 @@
+"""``tacmap bench`` figures action_pool owns (DESIGN §7): one attack executed, one odds preview."""
+
+from __future__ import annotations
+
+import itertools
+
+from tacmap.engine import odds
+from tacmap.engine.commands import Attack, StartCombat
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure, Ruleset
+from tacmap.engine.state import MapSpec, Token
+
+#: Bench timing budgets from DESIGN §7, in milliseconds (p95).
+ATTACK_BUDGET_MS = 5.0
+ODDS_BUDGET_MS = 20.0
+
+
+def figures(rules: Ruleset) -> list[BenchFigure]:
+    """The DESIGN §7 figures this ruleset owns: one attack executed, one odds preview."""
+    state = rules.new_encounter("bench", seed=1)
+    state.map = MapSpec(12, 8)
+    hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
+                 stats={"str": 3, "dex": 2, "con": 2, "ac": 3, "weapon": "longsword",
+                        "proficiency": {"longsword": 2}})
+    foe = Token("brak", "Brak", "foes", 3, 2, hp=18, max_hp=18,
+                stats={"str": 3, "con": 2, "ac": 4, "weapon": "axe",
+                       "proficiency": {"axe": 1}, "abilities": ("riposte",)})
+    state.tokens = {hero.id: hero, foe.id: foe}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat(("ana", "brak")))
+    seeds = itertools.count(2)
+    attack = Attack("ana", "brak")
+
+    def execute_attack() -> object:
+        # A new seed each time, so hits, misses, kills and ripostes are all timed;
+        # the undo keeps the next run starting from the same state.
+        state.seed = next(seeds)
+        events = referee.execute(attack)
+        referee.undo()
+        return events
+
+    sizes = itertools.cycle(range(3, 13))
+    hps = itertools.cycle((6, 11, 18, 25))
+
+    def attack_odds() -> object:
+        # Uncached: clear the odds module's caches and vary the pool and the
+        # target's HP each call, as a GM hovering over different targets would.
+        odds.dice.cache_clear()
+        odds.successes.cache_clear()
+        hero.values["pool"] = next(sizes)
+        foe.hp = next(hps)
+        return rules.preview(state, attack)
+
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]
+

@@ -1,0 +1,122 @@
+"""What the action_pool panels show: the turn order, the dice pools, the action options.
+
+Plain view-models (tacmap.engine.views) built from the state; nothing here
+changes it. rules.py's ``ActionPool`` delegates to these functions and hands
+itself over as ``Rules``, the little this module asks of the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tacmap.engine.schedule import OrderedTurns
+from tacmap.engine.state import Encounter, Token
+from tacmap.engine.views import ActionOption, Aim, OrderRow, PoolView, RowState, TurnOrder
+from tacmap.engine.words import plural
+
+from .reactions import Rules as ReactionRules
+from .reactions import prepared_of, prepared_text
+
+
+class Rules(ReactionRules, Protocol):
+    """What the panels ask of the ruleset, besides what reactions ask."""
+
+    def refill(self, token: Token) -> tuple[int, str]: ...
+    def metres_per_action(self, token: Token) -> float: ...
+
+
+def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
+    """The GM's order: pool size, actions left, prepared; None before combat."""
+    if not isinstance(state.schedule, OrderedTurns):
+        return None
+    turns = state.schedule
+    rows = []
+    for i, tid in enumerate(turns.order):
+        t = state.tokens.get(tid)
+        if t is None:
+            rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
+            continue
+        status: RowState = ("out" if not t.alive else "acting" if i == turns.index
+                            else "done" if i < turns.index else "waiting")
+        detail = [f"pool {t.values.get('pool', 0)}"]
+        if status == "acting":
+            detail.append(f"{plural(turns.actions_left, 'action')} left")
+        if prepared_of(t):
+            detail.append("prepared")
+        rows.append(OrderRow(tid, t.name, t.side, f"#{i + 1}", status, ", ".join(detail)))
+    return TurnOrder(f"Round {turns.round}", tuple(rows))
+
+
+def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
+    """Each pool in play, with the last roll's faces in order."""
+    out = []
+    turns = state.schedule if isinstance(state.schedule, OrderedTurns) else None
+    for t in state.tokens.values():
+        if "pool" not in t.values:
+            continue
+        faces = tuple(int(f) for f in t.values.get("faces") or ())
+        notes = []
+        if turns is not None and turns.current == t.id:
+            notes.append(f"{plural(turns.actions_left, 'action')} left")
+        if t.values.get("reacted"):
+            notes.append("reacted: refills at the end of this turn")
+        notes += [f'prepared: "{prepared_text(rules, state, p)}"' for p in prepared_of(t)]
+        if not t.alive:
+            notes.append("down")
+        wins = tuple(f >= rules.data.pool.success_at for f in faces)
+        # The failures of the last roll are the dice that left the pool.
+        out.append(PoolView(t.id, t.name, faces, wins,
+                            int(t.values.get("pool") or 0), rules.data.pool.die,
+                            rules.refill(t)[0], "; ".join(notes),
+                            removed=tuple(not w for w in wins)))
+    return out
+
+
+def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption]:
+    """What ``actor`` may do now; a disabled option says why."""
+    token = state.tokens.get(actor)
+    if token is None:
+        return []
+    if not isinstance(state.schedule, OrderedTurns):
+        free = rules.data.turn.free_moves_before_combat
+        return [ActionOption("move", "Move", "cell", enabled=free,
+                             reason="" if free else "combat has not started")]
+    turns = state.schedule
+    reason = ""
+    if turns.current != actor:
+        reason = f"it is {rules.who(state, turns.current)}'s turn"
+    elif not token.alive:
+        reason = f"{token.name} is down"
+    left = turns.actions_left if not reason else 0
+
+    def option(key: str, label: str, target: Aim = "none", cost: int = 1) -> ActionOption:
+        why = reason or ("" if left >= cost else f"needs {plural(cost, 'action')}, "
+                                                 f"{left} left")
+        return ActionOption(key, label, target, enabled=not why, reason=why)
+
+    weapon = rules.weapon_in_hand(token)
+    metres = rules.metres_per_action(token)
+    opts = [option("attack", f"Attack ({weapon.name})", "token", rules.data.costs.attack),
+            option("move", f"Move ({metres:g} m an action)", "cell")]
+    for a in rules.abilities_of(token, "action"):
+        opts.append(option(a.key, a.name, "token", a.actions))
+    opts += [option("prepare:dodge", "Prepare: dodge their attack", "token",
+                    rules.data.costs.prepare)]
+    for trigger, words in rules.triggers.items():
+        opts.append(option(f"prepare:attack:{trigger}",
+                           f"Prepare: attack when the target {words}",
+                           "token", rules.data.costs.prepare))
+    carried = token.stats.get("weapons")
+    if isinstance(carried, tuple):
+        for w in carried:
+            if w != weapon.key and w in rules.data.weapons:
+                opts.append(option(f"wield:{w}", f"Wield {rules.data.weapons[w].name}",
+                                   cost=rules.data.costs.wield))
+    opts += [option("skill", "Use a skill", cost=rules.data.costs.skill),
+             option("generic", "Quick action (under 5 s)", cost=rules.data.costs.generic),
+             option("long_action", "Long action (whole turn)",
+                    cost=turns.actions_per_turn)]
+    opts.append(ActionOption("end_turn", "End turn", "none", enabled=not reason,
+                             reason=reason))
+    return opts
+

@@ -1,0 +1,44 @@
+"""``tacmap bench`` figures Speed Rank owns (DESIGN §7): one attack executed, one previewed."""
+
+from __future__ import annotations
+
+from tacmap.engine.commands import Attack, EndTurn, StartCombat
+from tacmap.engine.dice import FixedDice
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure, Ruleset
+from tacmap.engine.state import Encounter, MapSpec, Token
+
+from .round import Round
+
+
+def figures(rules: Ruleset) -> list[BenchFigure]:
+    """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
+    state = Encounter(ruleset=rules.id, ruleset_version=rules.manifest.version,
+                      map=MapSpec(30, 20), diagonal=rules.manifest.diagonal, seed=7)
+    state.tokens["ana"] = Token("ana", "Ana", "Adventurers", 5, 5, hp=40, max_hp=40,
+                                stats={"weapon": "longsword", "to_hit": 3, "ac": 14})
+    state.tokens["brak"] = Token("brak", "Brak", "Red Company", 6, 5, hp=40, max_hp=40,
+                                 stats={"weapon": "mace", "ac": 13})
+    referee = Referee(state, rules)
+    # Fixed initiative with no tie, so the set-up never meets a Combat Event.
+    referee.execute(StartCombat(), FixedDice([9, 4]))
+    while _turn(referee) != ("0", "Adventurers"):
+        referee.execute(EndTurn())
+    attack = Attack("ana", "brak")
+
+    def execute() -> None:
+        referee.execute(attack)
+        referee.undo()
+
+    def preview() -> None:
+        found = referee.preview(attack)
+        assert found.odds is not None
+
+    return [("execute one attack, command to events", execute, 5.0),
+            ("exact odds for one attack preview", preview, 20.0)]
+
+
+def _turn(referee: Referee) -> tuple[str, str]:
+    rnd = referee.state.schedule
+    assert isinstance(rnd, Round)
+    return rnd.phase, rnd.current_side

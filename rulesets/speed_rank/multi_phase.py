@@ -1,0 +1,232 @@
+"""Speed Rank's actions over several phases: sprints and spells, sustained or cancelled.
+
+README.md, "Taking multiple phases". A sprint or a spell is a ``Plan`` on the
+round's timeline; one that crosses into the next round must be sustained (its
+cost paid again) or cancelled in phase S, and a spell takes effect at the start
+of its caster's side's turn in its last phase. These actions ask the ruleset
+(``Rules``: rules.py's ``SpeedRank``) for the round, legality and damage, so
+this module never imports rules.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import Protocol
+
+from tacmap.engine.commands import Act
+from tacmap.engine.errors import RuleError
+from tacmap.engine.events import Said, ValueChanged
+from tacmap.engine.geometry import line_of_sight
+from tacmap.engine.movement import Space
+from tacmap.engine.ruleset import Resolution
+from tacmap.engine.schedule import TimedAction
+from tacmap.engine.state import Encounter, Token
+
+from .data import ActionCosts, Cost, Data, SaveKind, Spell, Weapon
+from .round import PHASE_FAST, PHASE_S, AttackMark, Plan, Round
+
+
+class Rules(Protocol):
+    """What sprints and spells ask of the ruleset."""
+
+    data: Data
+    costs: ActionCosts
+    space: Space
+
+    def round_of(self, state: Encounter) -> Round: ...
+    def set_round(self, ctx: Resolution, new: Round, note: str) -> Round: ...
+    def phase_text(self, phase: str | int) -> str: ...
+    def shift(self, rnd: Round, side: str) -> int: ...
+    def ready(self, state: Encounter, token: Token, what: str, *, weapon: Weapon | None = None,
+              spell: bool = False, cost: Sequence[Cost] = (), moving: bool = False,
+              decision: bool = False) -> Round: ...
+    def place(self, ctx: Resolution, token: Token, label: str, span: int, note: str,
+              cost: Sequence[Cost], *, weapon: Weapon | None = None, spell: bool = False,
+              plan: Plan | None = None, attack: AttackMark | None = None,
+              spans: bool = False) -> Round: ...
+    def charge(self, rnd: Round, token: Token,
+               cost: Sequence[Cost]) -> tuple[tuple[str, int, int], ...]: ...
+    def final_piece(self, rnd: Round, a: TimedAction) -> bool: ...
+    def running(self, rnd: Round, plan: Plan) -> bool: ...
+    def drop_plan(self, ctx: Resolution, actor: str, label: str, why: str) -> None: ...
+    def known_spells(self, token: Token) -> list[str]: ...
+    def immobile(self, token: Token) -> str: ...
+    def alive(self, state: Encounter) -> list[Token]: ...
+    def gap(self, state: Encounter, a: Token, b: Token) -> float: ...
+    def save(self, ctx: Resolution, token: Token, kind: SaveKind,
+             against: Token | None = None) -> str: ...
+    def hurt(self, ctx: Resolution, target: Token, amount: int, why: str) -> None: ...
+    def condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None: ...
+
+
+def spans(rnd: Round, token: Token, label: str) -> str:
+    """Where ``token``'s ``label`` runs: "phases S to 4", ", then phase S of round 3"."""
+    pieces = [a for a in rnd.timeline.actions if a.actor == token.id and a.label == label]
+    out = []
+    for a in pieces:
+        where = f"phases {a.start} to {a.end}" if a.start != a.end else f"phase {a.start}"
+        out.append(where if a.round == rnd.timeline.round else f"{where} of round {a.round}")
+    return ", then ".join(out)
+
+
+def sprint(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
+    """The sprint action: runs over [actions] sprint_phases phases from this one."""
+    rules.ready(ctx.state, token, "sprint", cost=rules.costs.sprint)
+    stop = rules.immobile(token)
+    if stop:
+        raise RuleError(f"{token.name} is {stop} and cannot sprint")
+    acts = rules.data.actions
+    rules.place(ctx, token, "sprint", acts.sprint_phases,
+                f"{token.name} sprints, {acts.sprint_metres_per_phase:g} m a phase",
+                rules.costs.sprint, spans=True,
+                plan=Plan(token.id, "sprint", "sprint"))
+
+
+def spell_span(rules: Rules, rnd: Round, token: Token, spell: Spell) -> int:
+    """Phases from now until ``spell`` takes effect, both ends included.
+
+    Spell Speed is added to the Fast phase (moved by the side's 1 or 10), or to the
+    phase the casting starts in when that is later; a delay adds phases after that.
+    """
+    floor = PHASE_FAST + rules.shift(rnd, token.side)
+    done = max(rnd.phase_i, floor) + spell.speed + spell.delay
+    return done - rnd.phase_i + 1
+
+
+def cast(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
+    """The cast action: a memorized spell at a token, landing as ``spell_span`` says."""
+    state = ctx.state
+    key = cmd.detail.strip()
+    if key not in rules.data.spells:
+        known = ", ".join(sorted(set(rules.known_spells(token)))) or "none"
+        raise RuleError(f"{token.name} has no spell {key!r} memorized (left: {known})")
+    spell = rules.data.spells[key]
+    if key not in rules.known_spells(token):
+        raise RuleError(f"{token.name} has no {spell.name} memorized")
+    rules.ready(state, token, f"cast {spell.name}", spell=True, cost=rules.costs.cast)
+    if not cmd.target:
+        raise RuleError(f"{spell.name} needs a target")
+    target = state.token(cmd.target)
+    in_range(rules, state, token, target, spell)
+    rnd = rules.round_of(state)
+    span = spell_span(rules, rnd, token, spell)
+    rules.place(ctx, token, spell.name, span,
+                f"{token.name} begins casting {spell.name} at {target.name}, to take effect "
+                "at the end", rules.costs.cast, spell=True, spans=True,
+                plan=Plan(token.id, spell.name, "spell", key, target.id))
+    cast = (*tuple(token.values.get("spells_cast") or ()), key)
+    ctx.emit(ValueChanged(token.id, "spells_cast", token.values.get("spells_cast"), cast,
+                          f"{spell.name} used from memory"))
+    if span == 1:
+        # Cast and done in this very phase: its turn has already begun, so it lands now.
+        spell_effect(rules, ctx, token, rules.round_of(ctx.state).plans[-1])
+
+
+def in_range(rules: Rules, state: Encounter, caster: Token, target: Token,
+             spell: Spell) -> None:
+    """RuleError unless ``caster`` can see ``target`` within the spell's range."""
+    gap = rules.gap(state, caster, target)
+    if gap > spell.range:
+        raise RuleError(f"{target.name} is {gap:g} m away; {spell.name} reaches "
+                        f"{spell.range:g} m")
+    if not line_of_sight(rules.space.walls(state), caster, target):
+        raise RuleError(f"{caster.name} cannot see {target.name}")
+
+
+def own_plan(rules: Rules, rnd: Round, token: Token, detail: str,
+             among: Iterable[tuple[str, str]]) -> tuple[str, str]:
+    mine = [p for p in among if p[0] == token.id]
+    if detail:
+        mine = [p for p in mine if p[1] == detail]
+    if len(mine) == 1:
+        return mine[0]
+    if not mine:
+        what = f" called {detail!r}" if detail else ""
+        raise RuleError(f"{token.name} has no such action{what} to sustain or cancel")
+    raise RuleError(f"{token.name} has {len(mine)} of those; name one in detail: "
+                    f"{', '.join(p[1] for p in mine)}")
+
+
+def sustain(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
+    """In phase S, keep an action carried into this round, paying its cost again."""
+    rnd = rules.ready(ctx.state, token, "sustain", decision=True)
+    if not rnd.pending or all(p[0] != token.id for p in rnd.pending):
+        raise RuleError(f"{token.name} has no action carried into this round to sustain")
+    if rnd.phase_i != PHASE_S:
+        raise RuleError("a carried action is sustained or cancelled in the Starting Phase")
+    actor, label = own_plan(rules, rnd, token, cmd.detail, rnd.pending)
+    plan = rnd.plan(actor, label)
+    kind = plan.kind if plan is not None else "sprint"
+    costs = rules.data.action_costs
+    cost = costs.cast if kind == "spell" else costs.sprint
+    new = replace(rnd, pending=tuple(p for p in rnd.pending if p != (actor, label)),
+                  spent=rules.charge(rnd, token, cost))
+    extra = "; no further memorized spell is used" if kind == "spell" else ""
+    rules.set_round(ctx, new, f"{rules.phase_text(rnd.phase)}: {token.name} sustains {label} "
+                    f"({spans(new, token, label)}), spending "
+                    f"{' and '.join(cost) + ' actions' if len(cost) > 1 else f'a {cost[0]} action'}"
+                    f"{extra}")
+
+
+def cancel(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
+    """Stop one of the token's own running sprints or spells."""
+    rnd = rules.ready(ctx.state, token, "cancel", decision=True)
+    mine = [(p.actor, p.label) for p in rnd.plans if rules.running(rnd, p)]
+    actor, label = own_plan(rules, rnd, token, cmd.detail, mine)
+    rules.drop_plan(ctx, actor, label, f"{token.name} cancels it")
+
+
+def due_spells(rules: Rules, ctx: Resolution) -> None:
+    """The spells of the side whose turn begins that end in this phase take effect."""
+    state = ctx.state
+    rnd = rules.round_of(state)
+    side = rnd.current_side
+    for a in rnd.timeline.ending_at(rnd.phase):
+        plan = rnd.plan(a.actor, a.label)
+        caster = state.tokens.get(a.actor)
+        if plan is None or plan.kind != "spell" or caster is None or caster.side != side:
+            continue
+        if rules.final_piece(rnd, a):
+            spell_effect(rules, ctx, caster, plan)
+
+
+def spell_effect(rules: Rules, ctx: Resolution, caster: Token, plan: Plan) -> None:
+    """Damage, saves and conditions of ``plan``'s spell, on its target and around it."""
+    state = ctx.state
+    spell = rules.data.spells[plan.spell]
+    ctx.emit(Said(f"{caster.name}'s {spell.name} takes effect", caster.id))
+    target = state.tokens.get(plan.target)
+    if target is None or not target.alive:
+        ctx.emit(Said(f"{spell.name} finds no target and is lost", caster.id))
+        return
+    try:
+        in_range(rules, state, caster, target, spell)
+    except RuleError as err:
+        ctx.emit(Said(f"{spell.name} is lost: {err}", caster.id))
+        return
+    victims = [target] if spell.radius <= 0 else [
+        t for t in rules.alive(state) if rules.gap(state, target, t) <= spell.radius]
+    for v in victims:
+        saved = False
+        if spell.save:
+            saved = rules.save(ctx, v, spell.save, against=caster) != "failed"
+        if spell.count > 0 and not (saved and not spell.save_halves):
+            roll = ctx.roll(caster.id, spell.count, spell.sides, f"{spell.name} on {v.name}")
+            amount = max(0, roll.total + spell.bonus)
+            if saved:
+                amount //= 2
+            if amount:
+                rules.hurt(ctx, v, amount, spell.name)
+        if spell.condition and not saved and v.alive:
+            until = state.round + spell.rounds - 1
+            ctx.emit(ValueChanged(v.id, f"{spell.condition}_until",
+                                  v.values.get(f"{spell.condition}_until"), until,
+                                  f"{spell.name}: {spell.condition} through round {until}"))
+            rules.condition(ctx, v, spell.condition)
+
+
+#: The actions of this module, by the ``act`` name the GM gives them.
+ACTIONS: dict[str, Callable[[Rules, Resolution, Token, Act], None]] = {
+    "sprint": sprint, "cast": cast, "sustain": sustain, "cancel": cancel,
+}

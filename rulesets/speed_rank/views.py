@@ -1,0 +1,190 @@
+"""What the Speed Rank panels show: the turn order, the phase timeline, the action options.
+
+Plain view-models (tacmap.engine.views) built from the state; nothing here
+changes it. rules.py's ``SpeedRank`` delegates to these functions and hands
+itself over as ``Rules``: what the panels ask of the rules, legality included
+(an option is offered disabled with the reason the rules would refuse it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from tacmap.engine.errors import RuleError
+from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
+from tacmap.engine.state import Encounter, Token
+from tacmap.engine.views import (
+    ActionOption,
+    Aim,
+    OrderRow,
+    RowState,
+    Timeline,
+    TimelineItem,
+    TurnOrder,
+)
+from tacmap.engine.words import plural, possessive
+
+from .data import Cost, Data, Weapon
+from .round import Plan, Round
+
+
+class Rules(Protocol):
+    """What the panels ask of the ruleset."""
+
+    data: Data
+
+    def phase_text(self, phase: str | int) -> str: ...
+    def base_speed(self, token: Token) -> int: ...
+    def usable(self, token: Token) -> Weapon: ...
+    def shift(self, rnd: Round, side: str) -> int: ...
+    def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str: ...
+    def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]: ...
+    def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None: ...
+    def can_act(self, state: Encounter, rnd: Round, token: Token, at: int) -> bool: ...
+    def running(self, rnd: Round, plan: Plan) -> bool: ...
+    def members(self, state: Encounter, side: str) -> list[Token]: ...
+    def known_spells(self, token: Token) -> list[str]: ...
+    def dropped(self, token: Token) -> tuple[str, ...]: ...
+    def immobile(self, token: Token) -> str: ...
+    def round_of(self, state: Encounter) -> Round: ...
+    def move_check(self, state: Encounter, token: Token) -> tuple[Round, float, bool]: ...
+    def ready(self, state: Encounter, token: Token, what: str, *, weapon: Weapon | None = None,
+              spell: bool = False, cost: Sequence[Cost] = (), moving: bool = False,
+              decision: bool = False) -> Round: ...
+
+
+def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
+    """Each side in initiative order, with its roll, and its combatants under it."""
+    if not isinstance(state.schedule, Round):
+        return None
+    rnd = state.schedule
+    rows: list[OrderRow] = []
+    for i, s in enumerate(rnd.initiative.sides):
+        side_state: RowState = ("acting" if i == rnd.side else "done" if i < rnd.side
+                                else "waiting")
+        key = f"d{rnd.initiative.die}: {s.roll}"
+        if s.tiebreak:
+            key += f" (re-roll {', '.join(map(str, s.tiebreak))})"
+        detail = ("rolled 1: last, actions delayed one phase" if s.shift > 0 else
+                  "rolled 10: first, actions moved up one phase" if s.shift < 0 else "")
+        rows.append(OrderRow(s.side, s.side, s.side, key, side_state, detail))
+        for t in rules.members(state, s.side):
+            rows.append(token_row(rules, state, rnd, t, side_state))
+    title = (f"Round {rnd.timeline.round} — {rules.phase_text(rnd.phase)}: "
+             f"{possessive(rnd.current_side)} turn")
+    return TurnOrder(title, tuple(rows))
+
+
+def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
+              side_state: RowState) -> OrderRow:
+    """One combatant: base speed, first phase, actions left, what it is busy with."""
+    base = rules.base_speed(t)
+    w = rules.usable(t)
+    first = rules.earliest_phase(rnd, t)
+    std, mov = rules.actions_left(rnd, t.id)
+    detail = (f"base speed {base}, {w.name} {w.speed}; acts from phase {first}; "
+              f"{std} standard, {plural(mov, 'move action')} left")
+    busy = rules.busy(rnd, t)
+    if busy is not None:
+        detail += f"; {busy[0].label} through phase {busy[0].end}"
+    if t.conditions:
+        detail += f"; {', '.join(t.conditions)}"
+    status: RowState
+    if not t.alive:
+        status = "out"
+    elif busy is not None:
+        status = "declared"
+    elif rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
+        status = "done"
+    elif side_state == "acting" and rules.can_act(state, rnd, t, rnd.phase_i):
+        status = "acting"
+    else:
+        status = "waiting"
+    return OrderRow(t.id, t.name, t.side, f"rank {base}", status, detail)
+
+
+def timeline(rules: Rules, state: Encounter) -> Timeline | None:
+    """The phases S … F: each combatant's first phase, and this round's actions."""
+    if not isinstance(state.schedule, Round):
+        return None
+    rnd = state.schedule
+    now = rnd.timeline.round
+    items: list[TimelineItem] = []
+    for side in rnd.initiative.order:
+        shift = rules.shift(rnd, side)
+        for t in rules.members(state, side):
+            if not t.alive:
+                continue
+            first = phase_index(rules.earliest_phase(rnd, t))
+            note = ("ready (delayed one phase: rolled 1)" if shift > 0 else
+                    "ready (moved up one phase: rolled 10)" if shift < 0 else "ready")
+            items.append(TimelineItem(t.id, note, first, first))
+            mine = sorted((a for a in rnd.timeline.actions
+                           if a.actor == t.id and a.round == now),
+                          key=lambda a: phase_index(a.start))
+            items += [TimelineItem(t.id, a.label, phase_index(a.start), phase_index(a.end),
+                                   a.continued) for a in mine]
+    return Timeline(SPEED_PHASES, rnd.phase_i, tuple(items))
+
+
+def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption]:
+    """Every action ``actor`` might take; each is tried, so a disabled one says why."""
+    token = state.tokens.get(actor)
+    if token is None:
+        return []
+
+    def option(key: str, label: str, aim: Aim, test: Callable[[], object]) -> ActionOption:
+        try:
+            test()
+        except RuleError as err:
+            return ActionOption(key, label, aim, False, str(err))
+        return ActionOption(key, label, aim)
+
+    def ready(what: str, **how: Any) -> Callable[[], object]:
+        return lambda: rules.ready(state, token, what, **how)
+
+    weapon = rules.usable(token)
+    out = [
+        option("attack", f"Attack ({weapon.name})", "token",
+               ready(f"attack with the {weapon.name}", weapon=weapon,
+                     cost=rules.data.action_costs.attack)),
+        option("move", f"Move ({rules.data.actions.move_metres:g} m)", "cell",
+               lambda: rules.move_check(state, token)),
+        option("sprint", f"Sprint ({rules.data.actions.sprint_phases} phases)", "none",
+               lambda: no_stop(rules, rules.ready(state, token, "sprint",
+                                                  cost=rules.data.action_costs.sprint), token)),
+    ]
+    out += [option("cast", f"Cast {rules.data.spells[key].name}", "token",
+                   ready("cast", spell=True, cost=rules.data.action_costs.cast))
+            for key in dict.fromkeys(rules.known_spells(token))]
+    if isinstance(state.schedule, Round):
+        rnd = state.schedule
+        if any(p[0] == actor for p in rnd.pending):
+            out.append(option("sustain", "Sustain carried action", "none",
+                              ready("sustain", decision=True)))
+        if any(p.actor == actor and rules.running(rnd, p) for p in rnd.plans):
+            out.append(option("cancel", "Cancel action", "none",
+                              ready("cancel", decision=True)))
+    costs = rules.data.action_costs
+    out += [option(key, label, "none", ready(label.lower(), cost=cost))
+            for cond, key, label, cost in (
+                ("prone", "stand", "Stand up", costs.stand),
+                ("weapon stuck", "free_weapon", "Free stuck weapon", costs.free_weapon),
+                ("grappled", "break_free", "Break free", costs.break_free))
+            if cond in token.conditions]
+    if rules.dropped(token):
+        out.append(option("pick_up", "Pick up", "none",
+                          ready("pick anything up", cost=rules.data.action_costs.pick_up)))
+    out.append(option("end_turn", "End the side's turn", "none",
+                      lambda: rules.round_of(state)))
+    return out
+
+
+def no_stop(rules: Rules, rnd: Round, token: Token) -> Round:
+    """``rnd``, unless ``token`` cannot move at all (prone, grappled)."""
+    stop = rules.immobile(token)
+    if stop:
+        raise RuleError(f"{token.name} is {stop}")
+    return rnd
+

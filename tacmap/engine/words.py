@@ -1,0 +1,29 @@
+"""Small English helpers for the log and the panels, shared by every ruleset.
+
+Rulesets write their own sentences; these only get the little words right
+("1 action", "2 actions", "an axe", "the Adventurers' turn").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    """``"1 action"``, ``"2 actions"``; ``many`` for an irregular plural (``"dice"``)."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def article(noun: str) -> str:
+    """``"a dagger"``, ``"an axe"`` (by the first letter, which is enough for weapon names)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def possessive(name: str) -> str:
+    """``"Blue Company's"``, ``"Adventurers'"``."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def faces(values: Sequence[int]) -> str:
+    """Dice faces in the order thrown, ``"6 4 1"``, or ``"none"``."""
+    return " ".join(map(str, values)) if values else "none"

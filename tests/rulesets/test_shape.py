@@ -1,0 +1,61 @@
+"""Every ruleset folder has the one shape rulesets/README.md describes, so the next copies it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tacmap.engine.ruleset import Registry, RulesetData
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTIN = sorted(p.parent for p in (ROOT / "rulesets").glob("*/ruleset.toml"))
+ALL = [*BUILTIN, *sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "rulesets")
+                         .glob("*/ruleset.toml"))]
+#: rules.py holds resolve, preview and legality; more than this and a part belongs elsewhere.
+MAX_RULES_LINES = 900
+
+
+@pytest.mark.parametrize("folder", ALL, ids=[f.name for f in ALL])
+def test_a_ruleset_folder_has_data_rules_views_and_a_readme(folder: Path) -> None:
+    for name in ("ruleset.toml", "README.md", "data.py", "rules.py", "views.py"):
+        assert (folder / name).is_file(), f"{folder.name} has no {name}"
+
+
+@pytest.mark.parametrize("folder", BUILTIN, ids=[f.name for f in BUILTIN])
+def test_rules_py_holds_the_rules_and_little_else(folder: Path) -> None:
+    lines = len((folder / "rules.py").read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_RULES_LINES, f"{folder.name}/rules.py has {lines} lines"
+
+
+@pytest.mark.parametrize("folder", ALL, ids=[f.name for f in ALL])
+def test_no_ruleset_reads_its_toml_by_hand(folder: Path) -> None:
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) \
+                    else [node.module or ""]
+                assert "tomllib" not in names, f"{path.name} imports tomllib"
+            # manifest.data is the raw TOML: rules read manifest.tables(Data) instead.
+            if isinstance(node, ast.Attribute) and node.attr == "data" \
+                    and isinstance(node.value, ast.Attribute) and node.value.attr == "manifest":
+                raise AssertionError(f"{path.name} line {node.lineno} reads manifest.data")
+
+
+@pytest.mark.parametrize("folder", ALL, ids=[f.name for f in ALL])
+def test_views_never_import_the_rules(folder: Path) -> None:
+    # rules.py delegates to views.py; views.py asks for what it needs through a Protocol.
+    tree = ast.parse((folder / "views.py").read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.level}
+    assert "rules" not in imported
+
+
+@pytest.mark.parametrize("ruleset_id", [f.name for f in ALL])
+def test_the_tables_are_typed_records_from_data_py(registry: Registry, ruleset_id: str) -> None:
+    rules = registry.get(ruleset_id)
+    data = getattr(rules, "data", None)
+    assert isinstance(data, RulesetData)
+    assert type(data).__module__.endswith(".data")
