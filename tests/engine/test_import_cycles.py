@@ -17,13 +17,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Circles being broken on another branch, as sorted module lists; the second test
-#: below fails once one is gone, so its entry is deleted rather than forgotten.
-KNOWN: set[tuple[str, ...]] = {
-    ("tacmap.bench", "tacmap.ui.bench"),  # broken on the ui branch
-}
-
-
 def modules(root: Path, package: str) -> dict[str, Path]:
     """Every module of the package in folder ``root``, by dotted name."""
     found = {}
@@ -90,12 +83,7 @@ RULESETS = sorted(p.parent for p in (ROOT / "rulesets").glob("*/rules.py"))
 
 
 def test_tacmap_has_no_import_circles() -> None:
-    assert circles(graph(ROOT / "tacmap", "tacmap")) - KNOWN == set()
-
-
-def test_every_known_circle_is_still_there() -> None:
-    gone = KNOWN - circles(graph(ROOT / "tacmap", "tacmap"))
-    assert gone == set(), f"no longer a circle: delete {gone} from KNOWN"
+    assert circles(graph(ROOT / "tacmap", "tacmap")) == set()
 
 
 @pytest.mark.parametrize("folder", RULESETS, ids=[f.name for f in RULESETS])
