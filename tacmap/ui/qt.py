@@ -45,7 +45,10 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
     QPolygonF,
+    QResizeEvent,
+    QShortcut,
     QShowEvent,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -146,7 +149,9 @@ __all__ = [
     "QPushButton",
     "QRect",
     "QRectF",
+    "QResizeEvent",
     "QScrollArea",
+    "QShortcut",
     "QShowEvent",
     "QSize",
     "QSpinBox",
@@ -154,6 +159,7 @@ __all__ = [
     "QStatusBar",
     "QStyleOptionGraphicsItem",
     "QTimer",
+    "QTransform",
     "QVBoxLayout",
     "QVariantAnimation",
     "QWheelEvent",
