@@ -8,6 +8,7 @@ here instead, in one pass, in type of a fixed point size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from tacmap.ui.map.look import TokenLook
@@ -19,6 +20,8 @@ from tacmap.ui.qt import (
     QGraphicsItem,
     QPainter,
     QPen,
+    QPixmap,
+    QPointF,
     QRectF,
     QStyleOptionGraphicsItem,
     Qt,
@@ -36,6 +39,8 @@ DODGE_UP_TO = 60
 TAG_ROOM = 40
 
 _PAD_X, _PAD_Y = 7.0, 2.0
+#: Edge of the squares tags are filed under, in screen pixels.
+_BUCKET = 256.0
 
 
 class TaggedToken(TokenItem):
@@ -57,6 +62,8 @@ class NameTags(QGraphicsItem):
         self.looks: list[TokenLook] = []
         self.area = QRectF(0, 0, width * CELL, height * CELL)
         self._cache: tuple[float, list[tuple[TokenLook, QRectF]]] | None = None
+        self._buckets: dict[tuple[int, int], list[int]] = {}
+        self._pictures: dict[tuple[str, bool, bool, float], QPixmap] = {}
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
@@ -115,11 +122,54 @@ class NameTags(QGraphicsItem):
             if dodge:
                 others = placed + [d for i, d in discs.items() if i != look.id]
                 rect = min(places, key=lambda r: sum(_overlap(r, o) for o in others))
-            placed.append(rect)
+                placed.append(rect)
             out.append((look, rect))
         out.reverse()
+        # Which tags lie in each square of the screen, so a repaint of a small
+        # area looks at the few tags there, not at every token on the map.
+        buckets: dict[tuple[int, int], list[int]] = {}
+        for i, (_, rect) in enumerate(out):
+            for bx in range(int(rect.left() // _BUCKET), int(rect.right() // _BUCKET) + 1):
+                for by in range(int(rect.top() // _BUCKET), int(rect.bottom() // _BUCKET) + 1):
+                    buckets.setdefault((bx, by), []).append(i)
         self._cache = (scale, out)
+        self._buckets = buckets
         return out
+
+    def _in(self, shown: QRectF) -> list[tuple[TokenLook, QRectF]]:
+        """The tags (from the last ``tags`` call) that meet ``shown``, in drawing order."""
+        assert self._cache is not None
+        out = self._cache[1]
+        found: set[int] = set()
+        for bx in range(int(shown.left() // _BUCKET), int(shown.right() // _BUCKET) + 1):
+            for by in range(int(shown.top() // _BUCKET), int(shown.bottom() // _BUCKET) + 1):
+                found.update(self._buckets.get((bx, by), ()))
+        return [out[i] for i in sorted(found) if out[i][1].intersects(shown)]
+
+    def _picture(self, look: TokenLook, ratio: float) -> QPixmap:
+        """One tag drawn once into a pixmap (a repaint then only blits it)."""
+        key = (look.name, look.active, look.down, ratio)
+        pix = self._pictures.get(key)
+        if pix is not None:
+            return pix
+        w, h = self.tag_size(look.name)
+        pix = QPixmap(math.ceil(w * ratio), math.ceil(h * ratio))
+        pix.setDevicePixelRatio(ratio)
+        pix.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setFont(self.font)
+        box = QRectF(1, 1, w - 2, h - 2)
+        painter.setPen(QPen(QColor("#ffcc00"), 2) if look.active else Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(25, 25, 25, 215))
+        painter.drawRoundedRect(box, 7, 7)
+        painter.setPen(QColor("#b5b5b5") if look.down else QColor("#ffffff"))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, look.name)
+        painter.end()
+        if len(self._pictures) > 512:
+            self._pictures.clear()
+        self._pictures[key] = pix
+        return pix
 
     def boundingRect(self) -> QRectF:
         room = TAG_ROOM * CELL
@@ -134,19 +184,15 @@ class NameTags(QGraphicsItem):
         exposed = option.exposedRect
         shown = QRectF(exposed.x() * scale, exposed.y() * scale,
                        exposed.width() * scale, exposed.height() * scale)
+        self.tags(scale)
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
         painter.save()
-        # Screen pixels: keep the view's translation, undo its scale.
-        painter.setTransform(QTransform.fromTranslate(world.dx(), world.dy()))
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setFont(self.font)
-        for look, rect in self.tags(scale):
-            if not rect.intersects(shown):
-                continue
-            painter.setPen(QPen(QColor("#ffcc00"), 2) if look.active else Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(25, 25, 25, 215))
-            painter.drawRoundedRect(rect, 7, 7)
-            painter.setPen(QColor("#b5b5b5") if look.down else QColor("#ffffff"))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, look.name)
+        # Screen pixels: keep the view's translation (whole pixels: crisp type), undo its scale.
+        painter.setTransform(QTransform.fromTranslate(round(world.dx()), round(world.dy())))
+        for look, rect in self._in(shown):
+            painter.drawPixmap(QPointF(round(rect.x()), round(rect.y())),
+                               self._picture(look, ratio))
         painter.restore()
 
 
