@@ -178,8 +178,9 @@ def main(registry: Registry, as_json: bool = False, quick: bool = False,
                            "max_ms": round(f.worst, 3), "budget_ms": f.budget,
                            "budget_on": f.on, "ok": f.ok} for f in figures], indent=2))
     else:
+        width = max((len(f.name) for f in figures), default=0)
         for f in figures:
             mark = "ok" if f.ok else "OVER BUDGET"
-            print(f"{f.name:62s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms  max {f.worst:8.3f} ms"
-                  f"  budget {f.on} ≤ {f.budget:g} ms  {mark}")
+            print(f"{f.name:{width}s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms"
+                  f"  max {f.worst:8.3f} ms  budget {f.on} ≤ {f.budget:g} ms  {mark}")
     return 0

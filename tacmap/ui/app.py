@@ -10,7 +10,7 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
 from tacmap.ui.ask import ask_dialog
 from tacmap.ui.help import app_icon
-from tacmap.ui.qt import QApplication
+from tacmap.ui.qt import QApplication, QMessageBox
 from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 from tacmap.ui.window import MainWindow
 
@@ -57,9 +57,49 @@ def check_screen() -> None:
                          "tacmap render and tacmap play work without one")
 
 
+def has_screen() -> bool:
+    """Whether a window would be seen: not Qt's offscreen or minimal platform, and on
+    Linux a display to draw on (DISPLAY or WAYLAND_DISPLAY)."""
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0].split(";")[0].strip()
+    if platform in ("offscreen", "minimal"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def refusal_box(sentence: str) -> QMessageBox:
+    """The dialog that says why tacmap could not open (built, not shown)."""
+    box = QMessageBox(QMessageBox.Icon.Critical, "tacmap could not open the encounter",
+                      sentence, QMessageBox.StandardButton.Close)
+    box.setObjectName("open-refused")
+    return box
+
+
+def say_it_on_screen(sentence: str) -> None:
+    """Show ``sentence`` in a dialog too when there is a screen: started from a file
+    manager, nobody reads stderr."""
+    if not has_screen():
+        return
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("tacmap")
+    refusal_box(sentence).exec()
+
+
 def run(registry: Registry, path: Path | None) -> int:
-    """Show the window and run until it closes."""
+    """Show the window and run until it closes.
+
+    A file that cannot be opened raises InputError (one line on stderr, exit 2);
+    with a screen, the same sentence is shown in a dialog first.
+    """
     check_screen()
-    app, window = open_window(registry, path)
+    try:
+        app, window = open_window(registry, path)
+    except InputError as err:
+        say_it_on_screen(str(err))
+        raise
+    window.place()
     window.show()
     return int(app.exec())

@@ -128,7 +128,8 @@ and no rules, but it is logged as an override and can be undone.</li>
 <p>Select the combatant whose turn it is, then click an enemy, or right-click a token,
 and pick one of the actions the ruleset offers. Before you confirm, the odds card shows
 the exact chance to succeed and the damage to expect; the dice and the result land in
-the log.</p>
+the log. <b>E</b> (or the <i>End turn (E)</i> button above the turn order) ends the
+turn.</p>
 
 <h3>Undo and redo</h3>
 <p><b>{escape(undo)}</b> undoes the last action, whatever it was (GM overrides too);
@@ -138,7 +139,9 @@ re-rolls.</p>
 <h3>Player view</h3>
 <p><b>View ▸ Player View</b> (<b>F11</b>) opens a second window to share with the players:
 the map and the turn order, never GM-only data such as hidden tokens or the enemies' hit
-points. Move it to the other screen or share that window alone.</p>
+points. Move it to the other screen or share that window alone; there <b>F11</b> toggles
+full screen. Both maps fit the encounter to their window, and again whenever the window
+is resized, until you zoom or pan; <b>Ctrl+0</b> fits it again.</p>
 
 <h3>Where tacmap keeps things</h3>
 <ul>

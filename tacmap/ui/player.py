@@ -1,24 +1,40 @@
 """The player view: the second window the GM shares with the table.
 
 It shows the map, the turn order and the timeline, never GM-only data, and
-follows the GM's encounter on every change.
+follows the GM's encounter on every change. The map fits the window (and
+refits on every resize, full screen included) until someone zooms or pans it;
+Ctrl+0 fits it again. Names and the turn order are set in type readable across
+a table; F11 toggles full screen, Esc leaves it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.panels.initiative import InitiativePanel
 from tacmap.ui.panels.timeline import TimelinePanel
-from tacmap.ui.qt import QDockWidget, QMainWindow, Qt
-from tacmap.ui.session import Session
+from tacmap.ui.qt import (
+    QAction,
+    QByteArray,
+    QCloseEvent,
+    QDockWidget,
+    QKeySequence,
+    QMainWindow,
+    Qt,
+)
+from tacmap.ui.session import Session, place_of, remember_place
+
+#: Name under which the player view's place is remembered between runs.
+PLACE = "player"
 
 
 class PlayerView(QMainWindow):
     """The window the GM shares: map, turn order and timeline; never GM-only data.
 
     Hidden tokens, other sides' hit points and stat blocks are left out; the
-    map follows whoever is acting; the panels use larger type for the table.
+    map keeps whoever is acting in view; the panels use larger type for the table.
     """
 
     def __init__(self, session: Session) -> None:
@@ -40,8 +56,24 @@ class PlayerView(QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
             self.addDockWidget(area, dock)
         self.timeline_dock = self.findChildren(QDockWidget)[-1]
+        # The main window's keys for the same things.
+        self._key(lambda: self.view.zoom_by(1.25), "Ctrl+=", "Ctrl++")
+        self._key(lambda: self.view.zoom_by(0.8), "Ctrl+-")
+        self._key(self.view.fit, "Ctrl+0")
+        self._key(self.toggle_full_screen, "F11")
+        self._key(self.leave_full_screen, "Esc")
+        #: The acting token and its cell when the map last followed it.
+        self._followed: tuple[str, int, int] | None = None
         self.resize(1200, 800)
         self.sync(session)
+
+    def _key(self, slot: Callable[[], object], *keys: str) -> QAction:
+        """A keyboard shortcut of this window (it has no menus)."""
+        action = QAction(self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.triggered.connect(lambda checked=False: slot())
+        self.addAction(action)
+        return action
 
     def hidden(self, session: Session) -> frozenset[str]:
         """Ids of the GM-only tokens."""
@@ -52,13 +84,42 @@ class PlayerView(QMainWindow):
         state, ruleset = session.referee.state, session.referee.ruleset
         hidden = self.hidden(session)
         self.scene.sync(state)
+        if self.scene.tags is not None:
+            padding = self.scene.tags.padding()
+            if padding != self.view.fit_padding:
+                self.view.fit_padding = padding
+                if self.view.auto_fit:
+                    self.view.fit()
         order = ruleset.turn_order(state)
         self.order.show_order(state, order, [], hidden)
         timeline = ruleset.timeline(state)
         self.timeline.show_timeline(state, timeline, hidden)
         self.timeline_dock.setVisible(timeline is not None)
-        if self.order.active and self.order.active not in hidden:
-            self.view.follow(self.order.active)
+        active = self.order.active
+        if active and active not in hidden and active in state.tokens:
+            token = state.tokens[active]
+            followed = (active, token.x, token.y)
+            # Only when the turn passes or the acting token moves: a map someone
+            # panned on purpose stays where it is otherwise.
+            if followed != self._followed:
+                self._followed = followed
+                self.view.follow(active)
+
+    def toggle_full_screen(self) -> None:
+        """F11: full screen on the screen the window is on, or back."""
+        if self.isFullScreen():
+            self.showNormal()
+        else:
+            self.showFullScreen()
+
+    def leave_full_screen(self) -> None:
+        """Esc: out of full screen."""
+        if self.isFullScreen():
+            self.showNormal()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        remember_place(PLACE, bytes(self.saveGeometry().data()))
+        super().closeEvent(event)
 
 
 class PlayerScreen:
@@ -69,12 +130,15 @@ class PlayerScreen:
         self.window: PlayerView | None = None
 
     def show(self, session: Session) -> PlayerView:
-        """View ▸ Player View: open it (or bring it forward) on ``session``."""
+        """View ▸ Player View: open it where it was last time (or bring it forward)."""
         if self.window is None:
             self.window = PlayerView(session)
+            place = place_of(PLACE)
+            if place is not None:
+                self.window.restoreGeometry(QByteArray(place))
         self.window.show()
         self.window.raise_()
-        self.window.view.fit()
+        self.window.activateWindow()
         return self.window
 
     def sync(self, session: Session) -> None:

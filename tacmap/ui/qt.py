@@ -45,7 +45,9 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
     QPolygonF,
+    QResizeEvent,
     QShowEvent,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -146,6 +148,7 @@ __all__ = [
     "QPushButton",
     "QRect",
     "QRectF",
+    "QResizeEvent",
     "QScrollArea",
     "QShowEvent",
     "QSize",
@@ -154,6 +157,7 @@ __all__ = [
     "QStatusBar",
     "QStyleOptionGraphicsItem",
     "QTimer",
+    "QTransform",
     "QVBoxLayout",
     "QVariantAnimation",
     "QWheelEvent",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -187,5 +188,42 @@ def remember(path: Path) -> None:
         storage_tmp = home() / "recent.json.tmp"
         storage_tmp.write_text(json.dumps(entries[:RECENT_MAX]), encoding="utf-8")
         storage_tmp.replace(home() / "recent.json")
+    except OSError:
+        pass
+
+
+# --- where the windows were ----------------------------------------------------------------
+
+def window_places() -> dict[str, str]:
+    """Each window's last geometry (Qt's ``saveGeometry``, base64) by window name."""
+    try:
+        places = json.loads((home() / "windows.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(places, dict):
+        return {}
+    return {k: v for k, v in places.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def place_of(name: str) -> bytes | None:
+    """Where the window ``name`` was when it last closed (None: never, or unreadable)."""
+    text = window_places().get(name)
+    if text is None:
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        return None
+
+
+def remember_place(name: str, geometry: bytes) -> None:
+    """Keep the window ``name``'s geometry for the next run (best effort)."""
+    places = window_places()
+    places[name] = base64.b64encode(geometry).decode("ascii")
+    try:
+        home().mkdir(parents=True, exist_ok=True)
+        tmp = home() / "windows.json.tmp"
+        tmp.write_text(json.dumps(places), encoding="utf-8")
+        tmp.replace(home() / "windows.json")
     except OSError:
         pass

@@ -35,29 +35,34 @@ from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
 from tacmap.ui.help import add_help_menu
+from tacmap.ui.map.hint import FIRST_RUN, MapHint
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.panels.initiative import InitiativePanel
+from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
 from tacmap.ui.panels.timeline import TimelinePanel
 from tacmap.ui.player import PlayerScreen, PlayerView
 from tacmap.ui.qt import (
     QAction,
+    QByteArray,
     QCloseEvent,
     QDockWidget,
+    QGuiApplication,
     QKeySequence,
+    QLabel,
     QMainWindow,
     QMenu,
     QScrollArea,
     QShowEvent,
+    QStatusBar,
     Qt,
     QTimer,
     QWidget,
 )
 from tacmap.ui.roster import RosterActions
-from tacmap.ui.session import Session
+from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
 
 #: Build ▸ tools: key, menu text, shortcut.
@@ -66,6 +71,10 @@ TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W"),
          ("erase", "E&rase Wall", "Ctrl+Shift+X"),
          ("move", "&Move Wall", "Ctrl+Shift+M"),
          ("scale", "&Scale Map Image by Two Points", None))
+#: Name under which the main window's place is remembered between runs.
+PLACE = "main"
+#: The status bar's resting line once combat has started.
+IN_COMBAT = f"{END_TURN_KEY} ends the turn · right-click a token for its actions · F1 for help"
 
 
 def set_quietly(action: QAction, checked: bool) -> None:
@@ -121,6 +130,15 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.pool_dock.raise_()
+        # The status bar is there from the start and never changes height: a message
+        # appearing mid-drag must not shrink the map under the mouse.
+        bar = QStatusBar()
+        self.idle_text = QLabel(FIRST_RUN)
+        self.idle_text.setObjectName("status-hint")
+        bar.addWidget(self.idle_text, 1)
+        bar.setFixedHeight(bar.sizeHint().height())
+        self.setStatusBar(bar)
+        self.hint: MapHint | None = None
         self._build_menus()
         self.bind(session)
         self.resize(1280, 800)
@@ -151,6 +169,8 @@ class MainWindow(QMainWindow):
         for action in self.tool_actions.values():
             action.setChecked(False)
         self.setCentralWidget(self.view)
+        # The first-run hint lies over the map until combat starts.
+        self.hint = MapHint(FIRST_RUN, self.view)
         session.referee.subscribe(self._on_change)
         self.actor = None
         self.log_panel.show_log(session.referee.state, session.referee.log)
@@ -191,6 +211,9 @@ class MainWindow(QMainWindow):
         timeline = ruleset.timeline(state)
         self.timeline_panel.show_timeline(state, timeline)
         self.timeline_dock.setVisible(timeline is not None)
+        if self.hint is not None:
+            self.hint.setVisible(order is None)
+        self.idle_text.setText(FIRST_RUN if order is None else IN_COMBAT)
         self.players.sync(self.session)
         self.setWindowTitle(self.session.title)
         for rule, action in self.diagonal_actions.items():
@@ -243,7 +266,10 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action(edit, "&Redo", combat.redo, QKeySequence.StandardKey.Redo)
         game = bar.addMenu("&Combat")
         self._action(game, "&Start Combat", lambda: self.run(StartCombat()))
-        self._action(game, "&End Turn", lambda: self.run(EndTurn()), "Ctrl+E")
+        self.end_turn_action = self._action(game, "&End Turn", lambda: self.run(EndTurn()),
+                                            END_TURN_KEY)
+        self.end_turn_action.setShortcuts([QKeySequence(END_TURN_KEY), QKeySequence("Ctrl+E")])
+        self.end_turn_action.setAutoRepeat(False)  # holding the key down ends one turn, not five
         game.addSeparator()
         self.dice_action = self._action(game, "Roll &Physical Dice", lambda: None,
                                         checkable=True)
@@ -379,6 +405,19 @@ class MainWindow(QMainWindow):
 
     # --- the window's own life --------------------------------------------------------------
 
+    def place(self) -> None:
+        """Where the GM left the window last time; the first time, the whole screen.
+
+        (``tacmap`` calls this before showing the window; tests leave it alone.)
+        """
+        saved = place_of(PLACE)
+        if saved is not None and self.restoreGeometry(QByteArray(saved)):
+            return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            self.setGeometry(screen.availableGeometry())
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shown:
@@ -390,6 +429,7 @@ class MainWindow(QMainWindow):
         if not self.files.may_leave():
             event.ignore()
             return
+        remember_place(PLACE, bytes(self.saveGeometry().data()))
         self.files.close()
         self.players.close()
         event.accept()

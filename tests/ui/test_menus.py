@@ -90,7 +90,7 @@ def test_every_panel_button_runs(window: MainWindow, cancelled: None) -> None:
             button.click()
             QApplication.processEvents()
             clicked.append(button.text())
-    assert {"End turn", "Save selected", "Import…", "Export…", "Remove"} <= set(clicked)
+    assert {"End turn (E)", "Save selected", "Import…", "Export…", "Remove"} <= set(clicked)
 
 
 def test_the_acting_tokens_action_buttons_send_their_commands(qtbot: object,

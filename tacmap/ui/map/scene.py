@@ -12,6 +12,7 @@ from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
+from tacmap.ui.map.name_tags import NameTags, TaggedToken
 from tacmap.ui.map.token_item import CELL, TokenItem
 from tacmap.ui.qt import (
     QColor,
@@ -102,6 +103,11 @@ class MapScene(QGraphicsScene):
         self.addItem(self.reach_item)
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
+        #: The player view's names, at one screen size whatever the zoom.
+        self.tags: NameTags | None = None
+        if player:
+            self.tags = NameTags(state.map.width, state.map.height)
+            self.addItem(self.tags)
         self.overview = False
         #: Images the encounter names that could not be read.
         self.missing: set[str] = set()
@@ -121,6 +127,8 @@ class MapScene(QGraphicsScene):
             # A fixed scene rect keeps Qt from growing it item by item.
             self.setSceneRect(rect)
             self.marks.set_size(m.width, m.height)
+            if self.tags is not None:
+                self.tags.set_size(m.width, m.height)
         if self._walls_key is not m.walls:
             self.walls_item.set_walls(m.walls)
             self._walls_key = m.walls
@@ -135,7 +143,7 @@ class MapScene(QGraphicsScene):
             if item is None:
                 # Top-level items: under a shared parent Qt would visit every token on
                 # every repaint instead of asking its index for the few in view.
-                item = TokenItem(look, self._portrait(look))
+                item = (TaggedToken if self.player else TokenItem)(look, self._portrait(look))
                 item.setVisible(not self.overview)
                 self.addItem(item)
                 self.items_by_id[look.id] = item
@@ -147,6 +155,8 @@ class MapScene(QGraphicsScene):
             item = self.items_by_id.pop(gone)
             self.removeItem(item)
         self.marks.set_looks(current)
+        if self.tags is not None:
+            self.tags.set_looks(current)
 
     def picture(self, name: str | None) -> QPixmap:
         """An image the encounter names: a file in its image folder or a ``data:`` URI.
@@ -192,6 +202,8 @@ class MapScene(QGraphicsScene):
             for item in self.items_by_id.values():
                 item.setVisible(not on)
             self.marks.setVisible(on)
+            if self.tags is not None:
+                self.tags.setVisible(not on)
 
     def float_text(self, token_id: str, text: str, colour: str = "#c8312f") -> None:
         """A short result ("−7", "miss") rising from a token and fading out."""

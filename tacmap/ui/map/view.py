@@ -16,14 +16,19 @@ from tacmap.ui.qt import (
     QMouseEvent,
     QPainter,
     QPoint,
+    QPointF,
     QRectF,
+    QResizeEvent,
     Qt,
+    QTransform,
     QWheelEvent,
     QWidget,
     Signal,
 )
 
 MIN_SCALE, MAX_SCALE = 0.01, 6.0
+#: How far past the map's edge the view may scroll, in metres (room for labels at the edge).
+SCROLL_MARGIN = 4
 #: Mime type of a roster entry dragged onto the map (its id, as text).
 ROSTER_MIME = "application/x-tacmap-roster"
 STEP = 1.25
@@ -67,6 +72,14 @@ class MapView(QGraphicsView):
         self.setAcceptDrops(True)
         self._space = False
         self.show_all_reach = False
+        #: True: the view refits the encounter whenever it is resized. Zooming or
+        #: panning by hand turns it off; ``fit`` (Ctrl+0) turns it back on.
+        self.auto_fit = True
+        #: Screen pixels kept free round the encounter by ``fit``: left, top, right,
+        #: bottom (the player view makes room for its name tags).
+        self.fit_padding: tuple[float, float, float, float] = (8, 8, 8, 8)
+        scene.sceneRectChanged.connect(self._scroll_area)
+        self._scroll_area()
 
     # --- zoom and pan ---------------------------------------------------------------
 
@@ -76,7 +89,14 @@ class MapView(QGraphicsView):
         return float(self.transform().m11())
 
     def set_zoom(self, scale: float) -> None:
-        """Zoom to ``scale`` (clamped), keeping the point under the mouse still."""
+        """Zoom to ``scale`` (clamped), keeping the point under the mouse still.
+
+        Someone chose this zoom: the view stops refitting itself on resize.
+        """
+        self.auto_fit = False
+        self._zoom(scale)
+
+    def _zoom(self, scale: float) -> None:
         scale = max(MIN_SCALE, min(MAX_SCALE, scale))
         factor = scale / self.zoom
         if abs(factor - 1) > 1e-9:
@@ -87,18 +107,48 @@ class MapView(QGraphicsView):
         """Zoom in (factor > 1) or out."""
         self.set_zoom(self.zoom * factor)
 
-    def fit(self) -> None:
-        """Show the whole encounter: all tokens and walls, or the whole map."""
+    def encounter_rect(self) -> QRectF:
+        """What ``fit`` shows: every token and wall (the whole map when there are none)."""
         # Tokens and walls only: the marks layer and overlays span the whole map.
         rect = self.map_scene.walls_item.sceneBoundingRect() \
             if not self.map_scene.walls_item.path().isEmpty() else QRectF()
         for item in self.map_scene.items_by_id.values():
-            rect = rect.united(item.sceneBoundingRect())
+            edge = item.look.size * CELL
+            rect = rect.united(QRectF(item.pos().x(), item.pos().y(), edge, edge))
         rect = rect.intersected(self.map_scene.sceneRect())
         if rect.isEmpty():
             rect = self.map_scene.sceneRect()
-        self.fitInView(rect.adjusted(-CELL, -CELL, CELL, CELL), Qt.AspectRatioMode.KeepAspectRatio)
-        self.set_zoom(self.zoom)
+        return rect.adjusted(-CELL, -CELL, CELL, CELL)
+
+    def fit(self) -> None:
+        """Show the whole encounter, and keep it fitted as the view is resized (Ctrl+0)."""
+        self.auto_fit = True
+        self._fit()
+
+    def _fit(self) -> None:
+        rect = self.encounter_rect()
+        left, top, right, bottom = self.fit_padding
+        room = self.viewport().rect()
+        width, height = room.width() - left - right, room.height() - top - bottom
+        if width < 16 or height < 16 or rect.isEmpty():
+            return  # not laid out yet: the first resize fits it
+        scale = max(MIN_SCALE, min(MAX_SCALE, width / rect.width(), height / rect.height()))
+        self.setTransform(QTransform.fromScale(scale, scale))
+        self._scroll_area()
+        # The encounter's centre sits in the middle of the padded area.
+        self.centerOn(rect.center() - QPointF((left - right) / 2 / scale,
+                                              (top - bottom) / 2 / scale))
+        self.map_scene.set_overview(self.zoom * CELL < OVERVIEW_BELOW)
+
+    def _scroll_area(self) -> None:
+        """Let the view scroll a little past the map's edges: tags and padding stay in view."""
+        margin = max(SCROLL_MARGIN * CELL, max(self.fit_padding) / max(self.zoom, MIN_SCALE))
+        self.setSceneRect(self.map_scene.sceneRect().adjusted(-margin, -margin, margin, margin))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self._fit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
@@ -107,6 +157,8 @@ class MapView(QGraphicsView):
         event.accept()
 
     def _pan(self, delta: QPoint) -> None:
+        """Pan by hand: the view stops refitting itself on resize."""
+        self.auto_fit = False
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
 
@@ -288,10 +340,23 @@ class MapView(QGraphicsView):
             item.setSelected(True)
 
     def follow(self, token_id: str) -> None:
-        """Bring a token into view (the player view follows whoever acts)."""
+        """Bring a token into view if it is not (the player view follows whoever acts).
+
+        A fitted view fits again (the token walked out of the fitted area); a view
+        zoomed by hand keeps its zoom and pans.
+        """
         item = self.map_scene.items_by_id.get(token_id)
-        if item is not None and not self.map_scene.overview:
-            self.ensureVisible(item, 120, 120)
+        if item is None:
+            return
+        edge = item.look.size * CELL
+        box = QRectF(item.pos().x(), item.pos().y(), edge, edge)
+        seen = self.mapToScene(self.viewport().rect()).boundingRect()
+        if seen.contains(box):
+            return
+        if self.auto_fit:
+            self._fit()
+        else:
+            self.ensureVisible(box, 120, 120)
 
     def toggle_all_reach(self, on: bool) -> None:
         """Show every living token's reach at once (or go back to hover only)."""

@@ -25,6 +25,12 @@ from tacmap.ui.qt import (
     QWidget,
 )
 
+#: The one key that ends the turn in the main window (Ctrl+E too). A single key
+#: never fires while a text field has the focus: the field takes it as text.
+END_TURN_KEY = "E"
+#: The player view's type sizes, in points: read across a table from a 1080p screen.
+PLAYER_TITLE_PT, PLAYER_ROW_PT = 20.0, 16.0
+
 STATE_MARK = {"waiting": "", "declared": "✎ declared", "acting": "▶ acting", "done": "✓ done",
               "out": "✗ out"}
 
@@ -60,28 +66,34 @@ class InitiativePanel(QWidget):
         self.title = QLabel("Before combat")
         font = QFont(self.title.font())
         font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * (1.6 if player else 1.15))
+        font.setPointSizeF(PLAYER_TITLE_PT if player else font.pointSizeF() * 1.15)
         self.title.setFont(font)
         self.rows = OrderList(lambda order: self.run(Reorder(order)))
         if player:
+            self.title.setWordWrap(True)
             self.rows.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
             big = QFont(self.rows.font())
-            big.setPointSizeF(big.pointSizeF() * 1.5)
+            big.setPointSizeF(PLAYER_ROW_PT)
             self.rows.setFont(big)
+            self.rows.setTextElideMode(Qt.TextElideMode.ElideNone)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        layout.addWidget(self.rows, 1)
         self.start_button = QPushButton("Start combat")
         self.start_button.clicked.connect(lambda: self.run(StartCombat()))
-        self.end_button = QPushButton("End turn")
+        self.end_button = QPushButton(f"End turn ({END_TURN_KEY})")
+        self.end_button.setToolTip(f"End this turn ({END_TURN_KEY} or Ctrl+E)")
         self.end_button.clicked.connect(lambda: self.run(EndTurn()))
         self.actions_box = QGroupBox("Actions")
         self.actions_layout = QVBoxLayout(self.actions_box)
         if not player:
+            # Above the list, whose length and the actions under it change every
+            # turn: the buttons never move.
             buttons = QHBoxLayout()
             buttons.addWidget(self.start_button)
             buttons.addWidget(self.end_button)
             layout.addLayout(buttons)
+        layout.addWidget(self.rows, 1)
+        if not player:
             layout.addWidget(self.actions_box)
         self.active: str | None = None
 
@@ -115,7 +127,16 @@ class InitiativePanel(QWidget):
             self.rows.addItem(item)
         self.start_button.setEnabled(order is None)
         self.end_button.setEnabled(order is not None)
+        if self.player:
+            self._fit_rows()
         self._show_actions(actions)
+
+    def _fit_rows(self) -> None:
+        """Wide enough for every row in full: the table reads "▶ acting", not "▶ acti…"."""
+        rows = self.rows
+        wanted = rows.sizeHintForColumn(0) if rows.count() else 0
+        scroll = rows.verticalScrollBar().sizeHint().width()
+        rows.setMinimumWidth(max(160, wanted + 2 * rows.frameWidth() + scroll + 8))
 
     def _show_actions(self, actions: list[ActionOption]) -> None:
         while self.actions_layout.count():

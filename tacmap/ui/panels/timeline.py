@@ -46,7 +46,7 @@ class TimelinePanel(QWidget):
             if item.actor not in rows:
                 rows.append(item.actor)
         self.rows = rows
-        size = 13 if self.player else 9
+        size = 14 if self.player else 9
         font = QFont()
         font.setPointSize(size)
         for item in items:
