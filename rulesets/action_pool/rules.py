@@ -252,6 +252,15 @@ class ActionPool(Ruleset):
         ctx.emit(ValueChanged(token.id, "pool", token.values.get("pool"), size,
                               f"pool built: {how}"))
 
+    def joined(self, ctx: Resolution, token: Token) -> None:
+        """A newcomer mid-combat takes the last place in the order, with a fresh pool."""
+        if not isinstance(ctx.state.schedule, OrderedTurns):
+            return
+        turns = self.turns(ctx.state)
+        ctx.emit(ScheduleChanged(turns, turns.add(token.id),
+                                 f"{token.name} joins the fight, last in the order"))
+        self._build_pool(ctx, token)
+
     def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
         """GM override: the order becomes exactly ``cmd.order``; newcomers get a pool."""
         state = ctx.state

@@ -134,12 +134,13 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     if token is None:
         return []
 
-    def option(key: str, label: str, aim: Aim, test: Callable[[], object]) -> ActionOption:
+    def option(key: str, label: str, aim: Aim, test: Callable[[], object],
+               detail: str = "") -> ActionOption:
         try:
             test()
         except RuleError as err:
-            return ActionOption(key, label, aim, False, str(err))
-        return ActionOption(key, label, aim)
+            return ActionOption(key, label, aim, False, str(err), detail)
+        return ActionOption(key, label, aim, detail=detail)
 
     def ready(what: str, **how: Any) -> Callable[[], object]:
         return lambda: rules.ready(state, token, what, **how)
@@ -156,7 +157,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                                                   cost=rules.data.action_costs.sprint), token)),
     ]
     out += [option("cast", f"Cast {rules.data.spells[key].name}", "token",
-                   ready("cast", spell=True, cost=rules.data.action_costs.cast))
+                   ready("cast", spell=True, cost=rules.data.action_costs.cast), detail=key)
             for key in dict.fromkeys(rules.known_spells(token))]
     if isinstance(state.schedule, Round):
         rnd = state.schedule

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move
-from tacmap.engine.state import Cell
-from tacmap.engine.views import ActionOption
+from tacmap.engine.state import Cell, Encounter
+from tacmap.engine.views import ActionOption, TurnOrder
 
 
 def command_for(actor: str, option: ActionOption, target: str = "", *,
@@ -43,3 +43,25 @@ def command_for(actor: str, option: ActionOption, target: str = "", *,
             raise ValueError("a move needs the path the token is dragged along")
         return Move(actor, tuple(path))
     return Act(actor, option.key, target, option.detail)
+
+
+def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None = None
+                 ) -> str | None:
+    """The token whose actions the Actions panel offers now.
+
+    An acting token row is that token (the selected one, when several act). Where
+    a whole side acts (side initiative), it is the selected token when it is on
+    that side, else the side's first living token: a side has no actions, its
+    members do.
+    """
+    if order is None:
+        return None
+    acting = [row for row in order.rows if row.state == "acting"]
+    tokens = [row.id for row in acting if row.id in state.tokens]
+    if tokens:
+        return selected if selected in tokens else tokens[0]
+    sides = {row.side for row in acting}
+    members = [t for t in state.tokens.values() if t.side in sides and t.alive]
+    if selected is not None and any(t.id == selected for t in members):
+        return selected
+    return members[0].id if members else None

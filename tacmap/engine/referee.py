@@ -215,6 +215,7 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         if cmd.token.id in state.tokens:
             raise RuleError(f"there is already a token {cmd.token.id!r}")
         ctx.emit(TokenAdded(_checked_token(state, cmd.token, ruleset)))
+        ruleset.joined(ctx, state.tokens[cmd.token.id])
     elif isinstance(cmd, EditToken):
         old = state.token(cmd.token.id)
         new = _checked_token(state, cmd.token, ruleset)

@@ -292,6 +292,13 @@ class Ruleset:
         """Each token's dice pool, for rulesets that have them."""
         return []
 
+    def joined(self, ctx: Resolution, token: Token) -> None:
+        """``token`` was just added (the GM's Add Combatant): emit where it enters the round.
+
+        Before combat nothing is needed; a ruleset whose turn order lists tokens
+        places a newcomer during combat, or it would never get a turn.
+        """
+
 
 def token_error(token: Token, problems: Sequence[str]) -> InputError:
     """One InputError naming the token and listing every problem with it."""

@@ -29,6 +29,8 @@ class Combat:
         self.physical_dice = False
         #: The token menu on screen, kept referenced while it is open.
         self.menu: QMenu | None = None
+        #: An action picked in the Actions panel, waiting for its target: (actor, option).
+        self.armed: tuple[str, ActionOption] | None = None
 
     # --- commands ---------------------------------------------------------------------------
 
@@ -86,9 +88,32 @@ class Combat:
             return []
         return [o for o in ruleset.actions_for(state, actor) if o.target == "token"]
 
-    def token_clicked(self, token_id: str) -> None:
-        """Click on a token: aim the selected token at an enemy, or select it."""
+    def arm(self, actor: str, option: ActionOption) -> None:
+        """The Actions panel's button for an aimed action: the next token clicked is its target."""
         state = self.host.session.referee.state
+        if actor not in state.tokens:
+            return
+        name = state.tokens[actor].name
+        self.host.select(actor)
+        if option.target == "cell":
+            self.armed = None
+            self.host.statusBar().showMessage(f"Drag {name} on the map to move", 10000)
+            return
+        self.armed = (actor, option)
+        self.host.statusBar().showMessage(
+            f"{name}: {option.label} — click the target (a click on empty map cancels)", 15000)
+
+    def token_clicked(self, token_id: str) -> None:
+        """Click on a token: aim the armed action or the selected token at it, or select it."""
+        state = self.host.session.referee.state
+        armed, self.armed = self.armed, None
+        if armed is not None and armed[0] != token_id and armed[0] in state.tokens:
+            who, picked = armed
+            match = [o for o in self.aimed_options(who, token_id)
+                     if (o.key, o.detail, o.label) == (picked.key, picked.detail, picked.label)]
+            if match:
+                self.aim(who, token_id, match[0])
+                return
         actor = self.host.actor
         if actor and actor != token_id and actor in state.tokens \
                 and state.tokens[actor].side != state.tokens[token_id].side:

@@ -15,10 +15,12 @@ from functools import partial
 from pathlib import Path
 
 from tacmap.engine.commands import Command, EndTurn, SetDiagonal, StartCombat
+from tacmap.engine.options import acting_token
 from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import DIAGONAL_RULES
+from tacmap.engine.views import TurnOrder
 from tacmap.ui.ask import (
     Ask,
     AskDice,
@@ -112,7 +114,7 @@ class MainWindow(QMainWindow):
         self.combat = Combat(self)
         self.players = PlayerScreen()
         # The panels, docked around the map.
-        self.order_panel = InitiativePanel(self.run)
+        self.order_panel = InitiativePanel(self.run, aim=self.combat.arm)
         self.pool_panel = PoolPanel()
         self.timeline_panel = TimelinePanel()
         self.log_panel = LogPanel()
@@ -203,9 +205,7 @@ class MainWindow(QMainWindow):
         if self.actor is not None and self.actor not in state.tokens:
             self.actor = None
         order = ruleset.turn_order(state)
-        active = next((r.id for r in order.rows if r.state == "acting"), None) if order else None
-        self.order_panel.show_order(state, order,
-                                    ruleset.actions_for(state, active) if active else [])
+        active = self.show_turn(order)
         pools = ruleset.dice_pools(state)
         self.pool_panel.show_pools(pools, self.actor or active)
         timeline = ruleset.timeline(state)
@@ -222,12 +222,23 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(bool(self.session.referee.log))
         self.redo_action.setEnabled(bool(self.session.referee.redo_stack))
 
+    def show_turn(self, order: TurnOrder | None) -> str | None:
+        """The turn order and the actions of whoever acts now; returns that token."""
+        state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        active = acting_token(state, order, self.actor)
+        self.order_panel.show_order(state, order,
+                                    ruleset.actions_for(state, active) if active else [],
+                                    actor=active)
+        return active
+
     def select(self, token_id: str | None) -> None:
         """Make ``token_id`` the selected token (the one that acts when a target is clicked)."""
         self.actor = token_id
         self.view.select(token_id)
         state, ruleset = self.session.referee.state, self.session.referee.ruleset
         self.pool_panel.show_pools(ruleset.dice_pools(state), token_id)
+        # Where a whole side acts, picking one of its members shows that member's actions.
+        self.show_turn(ruleset.turn_order(state))
 
     def error(self, text: str) -> None:
         """A problem: in the status bar and told to the GM."""

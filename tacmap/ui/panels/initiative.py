@@ -57,11 +57,17 @@ class OrderList(QListWidget):
 
 
 class InitiativePanel(QWidget):
-    """Turn order, start / end turn, and the acting token's actions that need no target."""
+    """Turn order, start / end turn, and every action the acting token is offered.
 
-    def __init__(self, run: Callable[[Command], bool], player: bool = False) -> None:
+    An action that needs no target runs from its button; one aimed at a token arms
+    the map (the next token clicked is its target); a move says to drag.
+    """
+
+    def __init__(self, run: Callable[[Command], bool], player: bool = False,
+                 aim: Callable[[str, ActionOption], object] | None = None) -> None:
         super().__init__()
         self.run = run
+        self.aim = aim
         self.player = player
         self.title = QLabel("Before combat")
         font = QFont(self.title.font())
@@ -98,8 +104,9 @@ class InitiativePanel(QWidget):
         self.active: str | None = None
 
     def show_order(self, state: Encounter, order: TurnOrder | None,
-                   actions: list[ActionOption], hidden: Collection[str] = ()) -> None:
-        """Redraw from the ruleset's turn order and the acting token's actions."""
+                   actions: list[ActionOption], hidden: Collection[str] = (),
+                   actor: str | None = None) -> None:
+        """Redraw from the ruleset's turn order and the actions of ``actor``, who acts now."""
         colours = side_colours(state)
         self.rows.clear()
         self.active = None
@@ -129,6 +136,10 @@ class InitiativePanel(QWidget):
         self.end_button.setEnabled(order is not None)
         if self.player:
             self._fit_rows()
+        if actor is not None:
+            self.active = actor
+        name = state.tokens[actor].name if actor in state.tokens else ""
+        self.actions_box.setTitle(f"Actions — {name}" if name else "Actions")
         self._show_actions(actions)
 
     def _fit_rows(self) -> None:
@@ -146,12 +157,23 @@ class InitiativePanel(QWidget):
                 widget.hide()
                 widget.setParent(None)
                 widget.deleteLater()
-        shown = [a for a in actions if a.target == "none" and a.key != "end_turn"]
+        shown = [a for a in actions if a.key != "end_turn"]
         self.actions_box.setVisible(bool(shown) and not self.player)
         for option in shown:
-            button = QPushButton(option.label)
+            text = option.label + {"token": " …", "cell": " (drag on the map)"}.get(
+                option.target, "")
+            button = QPushButton(text)
             button.setEnabled(option.enabled)
-            button.setToolTip(option.reason)
-            command = command_for(self.active or "", option)
-            button.clicked.connect(lambda _=False, c=command: self.run(c))
+            button.setToolTip(option.reason if not option.enabled else
+                              "then click its target on the map" if option.target == "token"
+                              else "")
+            button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
+
+    def take(self, option: ActionOption) -> None:
+        """The button of ``option``: run it, or arm the map to aim it."""
+        actor = self.active or ""
+        if option.target == "none":
+            self.run(command_for(actor, option))
+        elif self.aim is not None:
+            self.aim(actor, option)
