@@ -9,21 +9,11 @@ from pathlib import Path
 from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
 from tacmap.ui.ask import ask_dialog
+from tacmap.ui.demos import demo_path
 from tacmap.ui.help import app_icon
 from tacmap.ui.qt import QApplication, QMessageBox
 from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 from tacmap.ui.window import MainWindow
-
-
-def demo_path() -> Path:
-    """The bundled demo encounter (source tree or installed app)."""
-    here = Path(__file__).resolve().parent.parent  # tacmap/
-    for candidate in (here.parent / "resources" / "demo.tacmap",
-                      here / "_resources" / "demo.tacmap",
-                      Path(getattr(sys, "_MEIPASS", "/nonexistent")) / "resources" / "demo.tacmap"):
-        if candidate.is_file():
-            return candidate
-    raise InputError("the demo encounter is missing from this installation")
 
 
 def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, MainWindow]:

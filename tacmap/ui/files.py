@@ -13,6 +13,7 @@ from tacmap.engine.dice import fresh_seed
 from tacmap.engine.errors import InputError
 from tacmap.engine.state import DIAGONAL_RULES, MapSpec
 from tacmap.ui.ask import ok_cancel
+from tacmap.ui.demos import demos
 from tacmap.ui.host import Host
 from tacmap.ui.qt import (
     QComboBox,
@@ -84,6 +85,33 @@ class Files:
         name, _ = QFileDialog.getOpenFileName(self.host.window(), "Open encounter", "", FILTER)
         if name:
             self.open_path(Path(name))
+
+    def open_demo(self, path: Path) -> bool:
+        """File ▸ Open Demo: the shipped encounter, untitled so it is never overwritten."""
+        if not self.may_leave():
+            return False
+        try:
+            session = Session.open(self.host.registry, path, as_copy=True)
+        except InputError as err:
+            self.host.error(str(err))
+            return False
+        self.host.session.discard_autosave()
+        self.host.bind(session)
+        self.host.statusBar().showMessage(f"Opened the demo {session.referee.state.name!r}", 5000)
+        return True
+
+    def fill_demos(self, menu: QMenu) -> None:
+        """File ▸ Open Demo: one entry per ruleset's demo."""
+        menu.clear()
+        registry = self.host.registry
+        for ruleset_id, name, path in demos():
+            if ruleset_id not in registry.ids():
+                continue
+            title = registry.manifests[ruleset_id].name
+            menu.addAction(f"{title}: {name}").triggered.connect(
+                lambda _=False, p=path: self.open_demo(p))
+        if menu.isEmpty():
+            menu.addAction("(none)").setEnabled(False)
 
     def fill_recent(self, menu: QMenu) -> None:
         """File ▸ Open Recent, read afresh each time it opens."""

@@ -263,6 +263,8 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         self._action(file, "&New…", files.new_encounter, QKeySequence.StandardKey.New)
         self._action(file, "&Open…", files.open_dialog, QKeySequence.StandardKey.Open)
+        self.demo_menu = file.addMenu("Open &Demo")
+        self.demo_menu.aboutToShow.connect(lambda: files.fill_demos(self.demo_menu))
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(lambda: files.fill_recent(self.recent_menu))
         file.addSeparator()

@@ -106,3 +106,20 @@ def test_the_acting_tokens_action_buttons_send_their_commands(qtbot: object,
     skill = next(b for b in buttons if isinstance(b, QPushButton) and b.text() == "Use a skill")
     skill.click()
     assert win.session.referee.log[-1].command == Act(panel.active or "", "skill")
+
+
+def test_open_demo_lists_each_rulesets_demo_and_opens_it_untitled(
+        qtbot: object, registry: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "fight.tacmap"
+    shutil.copy(demo_path(), path)
+    window = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                        tell=lambda t: None)
+    qtbot.addWidget(window)  # type: ignore[attr-defined]
+    window.files.fill_demos(window.demo_menu)
+    entries = {a.text(): a for a in window.demo_menu.actions()}
+    assert any(text.startswith("Speed Rank") for text in entries), list(entries)
+    assert any(text.startswith("Action Pool") for text in entries), list(entries)
+    speed = next(a for text, a in entries.items() if text.startswith("Speed Rank"))
+    speed.trigger()
+    assert window.session.referee.state.ruleset == "speed_rank"
+    assert window.session.path is None  # untitled: Save asks where, the demo stays as shipped
