@@ -56,6 +56,10 @@ class OrderList(QListWidget):
             self.on_reorder(after)
 
 
+#: Pixels the turn order keeps in the main window (about six two-line rows).
+ORDER_MIN_HEIGHT = 220
+
+
 class InitiativePanel(QWidget):
     """Turn order, start / end turn, and every action the acting token is offered.
 
@@ -98,6 +102,9 @@ class InitiativePanel(QWidget):
             buttons.addWidget(self.start_button)
             buttons.addWidget(self.end_button)
             layout.addLayout(buttons)
+        # The order is what the table reads most: it keeps room for several rows
+        # however many action buttons the acting token has.
+        self.rows.setMinimumHeight(ORDER_MIN_HEIGHT)
         layout.addWidget(self.rows, 1)
         if not player:
             layout.addWidget(self.actions_box)
