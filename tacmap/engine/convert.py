@@ -9,6 +9,8 @@ a sentence that names the place the way a person wrote it::
 
 msgspec reports a key of a table as ``[...]``; the offending key is found again
 by converting each entry on its own, which costs nothing until something is wrong.
+``locate`` does that work for any wording: ``sentence`` words it for tables
+(TOML), ``tacmap.engine.records`` for records (encounter files, scripts).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import re
 import types
 import typing
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 import msgspec
@@ -24,12 +28,34 @@ from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
 
-_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+#: A ``dec_hook`` as msgspec takes it.
+Hook = Callable[[type, Any], Any]
+
+#: Stands for a value the path does not reach (the data is shorter, or unknown).
+MISSING: Any = object()
+
+# msgspec appends " - at `$.path`" to a message; a complaint raised inside a hook
+# and passed on by msgspec carries one for each level, innermost first.
+_TAIL = re.compile(r" - at `\$([^`]*)`$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _WORDS = {
     "int": "a whole number", "float": "a number", "str": "text", "bool": "true or false",
     "array": "a list", "object": "a table", "null": "nothing", "number": "a number",
 }
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a ValidationError points in the data, and what msgspec said about it."""
+
+    message: str
+    """msgspec's words without the place (``Expected `int`, got `str```)."""
+    parts: list[str]
+    """The place as keys and indexes, a table key msgspec left as ``...`` found again."""
+    value: Any
+    """The value at the place, or ``MISSING``."""
+    kinds: list[Any]
+    """``kinds[i]`` is the expected type at ``parts[:i]`` (None where it is not known)."""
 
 
 def convert(data: Any, kind: type[T], where: str) -> T:
@@ -42,19 +68,31 @@ def convert(data: Any, kind: type[T], where: str) -> T:
 
 def sentence(err: msgspec.ValidationError, data: Any, kind: Any, where: str) -> str:
     """msgspec's complaint about ``data`` (as a ``kind``) as one sentence: place, what, got."""
-    found = _AT.match(str(err))
-    message = found.group("message") if found else str(err)
-    raw_path = (found.group("path") or "") if found else ""
-    parts = _resolve(_segments(raw_path), data, kind)
-    place = ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
-    text = _plain(message)
+    found = locate(err, data, kind)
+    text = _plain(found.message)
     vague = re.search(r", got [a-z ]+$", text) is not None
     if vague or ("got" not in text and not text.startswith(("unknown", "missing"))):
-        value = _lookup(data, parts)
-        if value is not _MISSING and not isinstance(value, dict | list | tuple):
+        value = found.value
+        if value is not MISSING and not isinstance(value, dict | list | tuple):
             text = re.sub(r", got [a-z ]+$", "", text) + f", got {_show(value)}"
-    head = ": ".join(s for s in (where, place) if s)
+    head = ": ".join(s for s in (where, place(found.parts)) if s)
     return f"{head}: {text}" if head else text
+
+
+def locate(err: msgspec.ValidationError, data: Any, kind: Any,
+           dec_hook: Hook | None = None) -> Located:
+    """The place, value and expected types behind ``err`` (from converting ``data``)."""
+    message = str(err)
+    parts: list[str] = []
+    while (tail := _TAIL.search(message)) is not None:
+        parts.extend(_segments(tail.group(1)))
+        message = message[:tail.start()]
+    return _walk(message, parts, data, kind, dec_hook)
+
+
+def place(parts: list[str]) -> str:
+    """``["log", "3", "events"]`` → ``log[3].events``."""
+    return ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
 
 
 def _segments(path: str) -> list[str]:
@@ -72,18 +110,12 @@ def _plain(message: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-_MISSING = object()
-
-
-def _lookup(data: Any, parts: list[str]) -> Any:
-    for part in parts:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-        else:
-            return _MISSING
-    return data
+def _lookup(data: Any, part: str) -> Any:
+    if isinstance(data, dict) and part in data:
+        return data[part]
+    if isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
+        return data[int(part)]
+    return MISSING
 
 
 def _show(value: Any) -> str:
@@ -99,61 +131,74 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
-def _resolve(parts: list[str], data: Any, kind: Any) -> list[str]:
-    """Replace each ``...`` key with the first entry that fails on its own."""
+def _walk(message: str, parts: list[str], data: Any, kind: Any,
+          dec_hook: Hook | None) -> Located:
+    """Follow ``parts`` through the data and the types, replacing each ``...`` key with
+    the first entry that fails on its own."""
     out: list[str] = []
+    kinds: list[Any] = [kind]
     for i, part in enumerate(parts):
         if part == "..." and isinstance(data, dict):
-            value_kind = _value_kind(kind)
-            bad = next((k for k, v in data.items() if not _fits(v, value_kind)), None)
+            value_kind = _child_kind(kind, part, data)
+            bad = next((k for k, v in data.items() if not _fits(v, value_kind, dec_hook)), None)
             if bad is None:
-                return out + parts[i:]
-            out.append(str(bad))
-            data, kind = data[bad], value_kind
-            continue
+                rest = parts[i:]
+                return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
+            part = str(bad)
+        kind = _child_kind(kind, part, data)
+        data = _lookup(data, part)
         out.append(part)
-        kind = _child_kind(kind, part)
-        data = _lookup(data, [part])
-        if data is _MISSING:
-            return out + parts[i + 1:]
-    return out
+        kinds.append(kind)
+        if data is MISSING:
+            rest = parts[i + 1:]
+            return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
+    return Located(message, out, data, kinds)
 
 
-def _fits(value: Any, kind: Any) -> bool:
+def _fits(value: Any, kind: Any, dec_hook: Hook | None) -> bool:
     if kind is None:
         return True
     try:
-        msgspec.convert(value, kind, strict=True)
+        msgspec.convert(value, kind, strict=True, dec_hook=dec_hook)
     except (msgspec.ValidationError, TypeError):
         return False
     return True
 
 
-def _unwrap(kind: Any) -> Any:
+def struct_of(kind: Any) -> type[msgspec.Struct] | None:
+    """The Struct class behind ``kind`` (a Struct, or a generic one with its parameters)."""
+    cls = get_origin(kind) or kind
+    return cls if isinstance(cls, type) and issubclass(cls, msgspec.Struct) else None
+
+
+def unwrap(kind: Any, data: Any = MISSING) -> Any:
+    """``kind`` without Annotated and None; for a union of tagged records, the one
+    ``data`` names by its tag (None when that cannot be told)."""
     while get_origin(kind) is typing.Annotated:
         kind = get_args(kind)[0]
     if get_origin(kind) in (Union, types.UnionType):
         options = [a for a in get_args(kind) if a is not type(None)]
-        return _unwrap(options[0]) if len(options) == 1 else None
+        if len(options) == 1:
+            return unwrap(options[0], data)
+        for option in options:
+            cls = struct_of(option)
+            if cls is None or not isinstance(data, dict):
+                continue
+            config = cls.__struct_config__
+            if config.tag is not None and data.get(config.tag_field) == config.tag:
+                return option
+        return None
     return kind
 
 
-def _value_kind(kind: Any) -> Any:
-    kind = _unwrap(kind)
-    if get_origin(kind) is dict:
-        return get_args(kind)[1]
-    return None
-
-
-def _child_kind(kind: Any, part: str) -> Any:
-    kind = _unwrap(kind)
+def _child_kind(kind: Any, part: str, data: Any) -> Any:
+    kind = unwrap(kind, data)
     if kind is None:
         return None
-    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
-        hints = typing.get_type_hints(kind, include_extras=True)
+    if struct_of(kind) is not None:
         for field in msgspec.structs.fields(kind):
             if field.encode_name == part:
-                return hints.get(field.name)
+                return field.type
         return None
     origin, args = get_origin(kind), get_args(kind)
     if origin in (list, tuple, set, frozenset) and args:
