@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from tacmap.engine import grid, odds
-from tacmap.engine.codec import Json
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
 from tacmap.engine.dice import MAX_DICE, Roll
 from tacmap.engine.errors import InputError, RuleError
@@ -41,6 +40,7 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
+from tacmap.engine.records import Json
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns

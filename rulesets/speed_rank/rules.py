@@ -16,11 +16,12 @@ Command flow at the table (README.md has the whole story):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from msgspec.structs import replace
+
 from tacmap.engine import grid, odds
-from tacmap.engine.codec import record
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import InputError, RuleError
@@ -37,11 +38,13 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
+from tacmap.engine.records import Float, Int, Record, Text
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import (
     SPEED_PHASES,
     PhaseTimeline,
+    Schedule,
     SideInitiative,
     TimedAction,
     earliest,
@@ -62,7 +65,7 @@ from tacmap.engine.views import (
 
 Aim = Literal["none", "token", "cell"]
 #: One attack as Weapon Trouble needs to know it: attacker, weapon key, target, melee.
-AttackMark = tuple[str, str, str, bool]
+AttackMark = tuple[Text, Text, Text, bool]
 
 _S = 0
 _FAST = SPEED_PHASES.index("0")
@@ -93,41 +96,37 @@ SAVE_NAMES = {
 
 
 
-@record("speed_rank_plan")
-@dataclass(frozen=True)
-class Plan:
+class Plan(Record, frozen=True, tag="speed_rank_plan"):
     """A multi-phase action on the timeline, and what it does when it ends."""
 
-    actor: str
+    actor: Text
     """Token id of who acts."""
-    label: str
+    label: Text
     """Its label on the timeline (unique per actor)."""
-    kind: str
+    kind: Text
     """``"sprint"`` or ``"spell"``."""
-    spell: str = ""
+    spell: Text = ""
     """Spell key in ruleset.toml, for a spell."""
-    target: str = ""
+    target: Text = ""
     """Target token id, for a spell."""
 
 
-@record("speed_rank_round")
-@dataclass(frozen=True)
-class Round:
+class Round(Schedule, frozen=True, tag="speed_rank_round"):
     """The round as Speed Rank plays it: the sides' initiative, the timeline, whose turn."""
 
     initiative: SideInitiative
     """This round's side rolls, first to act first."""
     timeline: PhaseTimeline
     """Phases, the current phase and every action placed on them."""
-    side: int = 0
+    side: Int = 0
     """Position in ``initiative.order`` of the side taking its turn in the current phase."""
-    spent: tuple[tuple[str, int, int], ...] = ()
+    spent: tuple[tuple[Text, Int, Int], ...] = ()
     """(token, standard actions used, move actions used) this round."""
-    sprinted: tuple[tuple[str, float], ...] = ()
+    sprinted: tuple[tuple[Text, Float], ...] = ()
     """Metres each sprinter has run in the current phase."""
     plans: tuple[Plan, ...] = ()
     """Sprints and spells on the timeline, with what they do."""
-    pending: tuple[tuple[str, str], ...] = ()
+    pending: tuple[tuple[Text, Text], ...] = ()
     """(actor, label) of actions carried into this round and not yet sustained or cancelled."""
     attacks: tuple[AttackMark, ...] = ()
     """(attacker, weapon key, target, melee) for each attack made this round."""

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from tacmap.engine.codec import Json
 from tacmap.engine.errors import InputError
+from tacmap.engine.records import Json
 
 if TYPE_CHECKING:
     from tacmap.engine.ruleset import Manifest
