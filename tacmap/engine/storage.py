@@ -226,7 +226,8 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     try:
         body = records.decode(head["encounter"], _body(), "encounter")
     except records.Invalid as err:
-        if err.where == "encounter.schedule":
+        if err.where == "encounter.schedule" and err.problem.startswith(
+                ("unknown", "expected", 'missing "type"')):
             raise InputError("encounter.schedule is not a round structure tacmap knows") from None
         raise
     by_id: dict[str, Token] = {}
