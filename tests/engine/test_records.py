@@ -36,7 +36,8 @@ def test_records_are_written_tagged_with_every_field() -> None:
 
 @pytest.mark.parametrize(("data", "message"), [
     ({"type": "move", "actor": 3, "path": [[1, 1]]}, "actor: expected text, got a number"),
-    ({"type": "move", "actor": "a", "path": [[1, "x"]]}, "path[0][1]: expected a whole number, got text"),
+    ({"type": "move", "actor": "a", "path": [[1, "x"]]},
+     "path[0][1]: expected a whole number, got text"),
     ({"type": "move", "actor": "a", "path": [[1.5, 0]]},
      "path[0][0]: expected a whole number, got a number"),
     ({"type": "move", "actor": "a", "path": [[1]]}, "path[0]: expected 2 values, got 1"),
