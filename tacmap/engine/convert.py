@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin
 
@@ -28,14 +27,11 @@ from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
 
-#: A ``dec_hook`` as msgspec takes it.
-Hook = Callable[[type, Any], Any]
-
 #: Stands for a value the path does not reach (the data is shorter, or unknown).
 MISSING: Any = object()
 
-# msgspec appends " - at `$.path`" to a message; a complaint raised inside a hook
-# and passed on by msgspec carries one for each level, innermost first.
+# msgspec appends " - at `$.path`" to a message; a complaint that passed through a
+# hook of its own carries one for each level, innermost first.
 _TAIL = re.compile(r" - at `\$([^`]*)`$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _WORDS = {
@@ -79,15 +75,14 @@ def sentence(err: msgspec.ValidationError, data: Any, kind: Any, where: str) -> 
     return f"{head}: {text}" if head else text
 
 
-def locate(err: msgspec.ValidationError, data: Any, kind: Any,
-           dec_hook: Hook | None = None) -> Located:
+def locate(err: msgspec.ValidationError, data: Any, kind: Any) -> Located:
     """The place, value and expected types behind ``err`` (from converting ``data``)."""
     message = str(err)
     parts: list[str] = []
     while (tail := _TAIL.search(message)) is not None:
         parts.extend(_segments(tail.group(1)))
         message = message[:tail.start()]
-    return _walk(message, parts, data, kind, dec_hook)
+    return _walk(message, parts, data, kind)
 
 
 def place(parts: list[str]) -> str:
@@ -131,8 +126,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
-def _walk(message: str, parts: list[str], data: Any, kind: Any,
-          dec_hook: Hook | None) -> Located:
+def _walk(message: str, parts: list[str], data: Any, kind: Any) -> Located:
     """Follow ``parts`` through the data and the types, replacing each ``...`` key with
     the first entry that fails on its own."""
     out: list[str] = []
@@ -140,7 +134,7 @@ def _walk(message: str, parts: list[str], data: Any, kind: Any,
     for i, part in enumerate(parts):
         if part == "..." and isinstance(data, dict):
             value_kind = _child_kind(kind, part, data)
-            bad = next((k for k, v in data.items() if not _fits(v, value_kind, dec_hook)), None)
+            bad = next((k for k, v in data.items() if not _fits(v, value_kind)), None)
             if bad is None:
                 rest = parts[i:]
                 return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
@@ -155,11 +149,11 @@ def _walk(message: str, parts: list[str], data: Any, kind: Any,
     return Located(message, out, data, kinds)
 
 
-def _fits(value: Any, kind: Any, dec_hook: Hook | None) -> bool:
+def _fits(value: Any, kind: Any) -> bool:
     if kind is None:
         return True
     try:
-        msgspec.convert(value, kind, strict=True, dec_hook=dec_hook)
+        msgspec.convert(value, kind, strict=True)
     except (msgspec.ValidationError, TypeError):
         return False
     return True

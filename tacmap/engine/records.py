@@ -189,9 +189,9 @@ def _mentioned(kind: Any) -> list[type[msgspec.Struct]]:
     return [c for a in get_args(kind) for c in _mentioned(a)]
 
 
-def reshaped(cls: type[msgspec.Struct], name: str, **kinds: Any) -> Any:
-    """A struct written like ``cls`` (tag, fields, defaults, checks) whose fields in
-    ``kinds`` have other types: for a file whose layout differs from memory."""
+def reshaped(cls: type[msgspec.Struct], **kinds: Any) -> Any:
+    """A struct written like ``cls`` (name, tag, fields, defaults, checks) whose fields
+    in ``kinds`` have other types: for a file whose layout differs from memory."""
     def build() -> Any:
         config = cls.__struct_config__
         fields: list[tuple[str, Any, Any]] = []
@@ -201,10 +201,10 @@ def reshaped(cls: type[msgspec.Struct], name: str, **kinds: Any) -> Any:
             fields.append((f.name, resolve(kinds.get(f.name, f.type)), default))
         post = getattr(cls, "__post_init__", None)
         return msgspec.defstruct(
-            name, fields, tag=config.tag, tag_field=config.tag_field, frozen=config.frozen,
+            cls.__name__, fields, tag=config.tag, tag_field=config.tag_field, frozen=config.frozen,
             forbid_unknown_fields=config.forbid_unknown_fields,
             namespace={"__post_init__": post} if post else None)
-    return _cached(("reshaped", cls, name, tuple(sorted(kinds.items(), key=str))), build)
+    return _cached(("reshaped", cls, tuple(sorted(kinds.items(), key=str))), build)
 
 
 # --------------------------------------------------------------------------- reading

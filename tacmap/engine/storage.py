@@ -49,7 +49,7 @@ class _Entry(msgspec.Struct, Generic[C, E], frozen=True, forbid_unknown_fields=T
 
 def _body() -> Any:
     """The encounter as the file holds it: tokens as a list, in their order."""
-    return records.reshaped(Encounter, "EncounterFile", tokens=tuple[Token, ...])
+    return records.reshaped(Encounter, tokens=tuple[Token, ...])
 
 
 _HEAD = msgspec.json.Decoder(dict[str, msgspec.Raw])
