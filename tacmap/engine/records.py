@@ -250,8 +250,14 @@ def convert(data: Any, kind: Any, where: str = "") -> Any:
     return _fix(kind, value, where)
 
 
+#: The byte order mark some editors put at the start of a UTF-8 file.
+BOM = b"\xef\xbb\xbf"
+
+
 def parse(raw: bytes | str | memoryview) -> Any:
     """Strict JSON as plain values (lists, dicts): no NaN, no huge numbers; one sentence."""
+    if isinstance(raw, bytes) and raw.startswith(BOM):
+        raw = raw[len(BOM):]
     try:
         return msgspec.json.decode(raw)
     except msgspec.ValidationError as err:  # a number beyond any float

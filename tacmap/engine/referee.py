@@ -62,7 +62,7 @@ Change = Literal["execute", "undo", "redo", "reset"]
 MAX_NAME = 200
 
 
-class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Entry(msgspec.Struct, frozen=True):
     """One line of the log: what was asked and what happened.
 
     Written untagged, ``{"command": …, "events": […]}``; ``tacmap.engine.storage``

@@ -53,7 +53,6 @@ def _body() -> Any:
 
 
 _HEAD = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_BOM = b"\xef\xbb\xbf"
 _NOT_OURS = "not a tacmap encounter (no \"format\": \"tacmap-encounter\")"
 
 
@@ -199,8 +198,8 @@ def _gc_paused() -> Iterator[None]:
 def loads(raw: bytes | str, registry: Registry) -> Loaded:
     """Read an encounter from file text."""
     data = raw.encode() if isinstance(raw, str) else raw
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
+    if data.startswith(records.BOM):
+        data = data[len(records.BOM):]
     head = _head(data)
     if _value(head, "format") != FORMAT:
         raise InputError(_NOT_OURS)

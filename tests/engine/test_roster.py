@@ -366,3 +366,10 @@ def test_a_writer_killed_mid_write_leaves_a_readable_consistent_roster(tmp_path:
         assert child.returncode == -signal.SIGKILL
         counts.append(_consistent(path, attempt + 1))
         assert counts[-1] > counts[-2]
+
+
+def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path, roster: Roster) -> None:
+    path = tmp_path / "bom.json"
+    doc = {"format": "tacmap-roster", "version": 1, "combatants": [GOOD]}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc).encode())
+    assert roster.import_json(path) == 1

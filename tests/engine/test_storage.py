@@ -175,6 +175,13 @@ def test_a_version_1_file_reads_and_writes_back_byte_for_byte(registry: Registry
     assert storage.encode(loaded.state, loaded.log, loaded.images) == raw
 
 
+def test_a_file_saved_with_a_byte_order_mark_opens(tmp_path: Path, registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    before = storage.load(path, registry)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert storage.load(path, registry).state == before.state
+
+
 def test_missing_file_and_folder(tmp_path: Path, registry: Registry) -> None:
     with pytest.raises(InputError, match="no such file"):
         storage.load(tmp_path / "nope.tacmap", registry)
