@@ -144,11 +144,11 @@ def run(registry: Registry, quick: bool = False,
         n = 5 if quick else 20
         figures.append(_figure("save 2,000 tokens + 10,000 events",
                                time_runs(lambda: storage.save(path, referee.state, referee.log), n),
-                               200.0, "max"))
+                               50.0))
         registry.manifests.setdefault(ruleset.id, ruleset.manifest)
         registry._loaded.setdefault(ruleset.id, ruleset)
         figures.append(_figure("load 2,000 tokens + 10,000 events",
-                               time_runs(lambda: storage.load(path, registry), n), 200.0, "max"))
+                               time_runs(lambda: storage.load(path, registry), n), 50.0))
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
 

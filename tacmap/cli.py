@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
+
 from tacmap import __version__
-from tacmap.engine import codec, grid, storage
-from tacmap.engine.codec import LIMIT
+from tacmap.engine import grid, records, storage
 from tacmap.engine.commands import Command, describe
 from tacmap.engine.dice import DiceSource, FixedDice, fresh_seed
 from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.records import LIMIT
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
 from tacmap.engine.state import DIAGONAL_RULES, MapSpec
@@ -227,8 +228,7 @@ def read_script(path: str) -> list[tuple[int, Command]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            data = storage.parse_json(line)
-            commands.append((n, codec.decode(data, Command)))
+            commands.append((n, records.decode(line, Command)))
         except InputError as err:
             raise InputError(f"{path} line {n}: {err}") from None
     return commands
@@ -256,7 +256,8 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
                              "(stopped here; nothing was saved)") from None
         if args.json:
             for ev in events:
-                print(json.dumps(codec.encode(ev), ensure_ascii=False))
+                # One event a line, spaced after ":" and "," as the first tacmap printed it.
+                print(msgspec.json.format(records.encode(ev), indent=0).decode())
         else:
             print(f"» {describe(cmd)}")
             for ev in events:

@@ -181,6 +181,25 @@ def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 2 and message in err
 
 
+@pytest.mark.parametrize(("line", "sentence"), [
+    ('{"type": "move", "actor": "ana", "path": [[1, "x"]]}',
+     "path[0][1]: expected a whole number, got text"),
+    ('{"type": "set_value", "token": "ana", "key": "k", "value": {"a": [1, 1e12]}}',
+     "value.a[1]: number 1e+12 is out of range (limit ±1,000,000,000)"),
+    ('{"type": "attack", "actor": "ana", "target": "grul", "reach": 2}',
+     "reach: unknown field for attack"),
+    ('{"type": "fly", "actor": "ana"}', "unknown command type 'fly'"),
+])
+def test_a_bad_value_in_a_script_line_is_one_sentence_with_its_path(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, sentence: str) -> None:
+    path = _encounter(tmp_path, capsys)
+    script = tmp_path / "s.jsonl"
+    script.write_text("# a comment\n\n" + line + "\n")
+    code, out, err = run(capsys, "play", str(path), "--script", str(script))
+    assert (code, out) == (2, "")
+    assert err.strip().splitlines()[-1] == f"tacmap: {script} line 3: {sentence}"
+
+
 def test_the_installed_command_runs(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tacmap", *R, "measure", "--ruleset",
                            "skirmish", "0,0", "3,4"], capture_output=True, text=True, check=False)

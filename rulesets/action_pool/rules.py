@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 from tacmap.engine import grid, odds
-from tacmap.engine.codec import Json
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
 from tacmap.engine.dice import MAX_DICE, Roll
 from tacmap.engine.errors import RuleError
@@ -37,6 +36,7 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
+from tacmap.engine.records import Json
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Encounter, Token

@@ -11,8 +11,9 @@ this module never imports rules.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Protocol
+
+from msgspec.structs import replace
 
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError

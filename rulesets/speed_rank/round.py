@@ -8,53 +8,53 @@ field renamed here is a file format change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tacmap.engine.codec import record
 from tacmap.engine.errors import RuleError
-from tacmap.engine.schedule import SPEED_PHASES, PhaseTimeline, SideInitiative, phase_index
+from tacmap.engine.records import Float, Int, Record, Text
+from tacmap.engine.schedule import (
+    SPEED_PHASES,
+    PhaseTimeline,
+    Schedule,
+    SideInitiative,
+    phase_index,
+)
 
 #: One attack as Weapon Trouble needs to know it: attacker, weapon key, target, melee.
-AttackMark = tuple[str, str, str, bool]
+AttackMark = tuple[Text, Text, Text, bool]
 #: Positions in SPEED_PHASES of the Starting Phase, the Fast phase (rank 0) and the Final Phase.
 PHASE_S, PHASE_FAST, PHASE_F = 0, SPEED_PHASES.index("0"), len(SPEED_PHASES) - 1
 
 
-@record("speed_rank_plan")
-@dataclass(frozen=True)
-class Plan:
+class Plan(Record, frozen=True, tag="speed_rank_plan"):
     """A multi-phase action on the timeline, and what it does when it ends."""
 
-    actor: str
+    actor: Text
     """Token id of who acts."""
-    label: str
+    label: Text
     """Its label on the timeline (unique per actor)."""
-    kind: str
+    kind: Text
     """``"sprint"`` or ``"spell"``."""
-    spell: str = ""
+    spell: Text = ""
     """Spell key in ruleset.toml, for a spell."""
-    target: str = ""
+    target: Text = ""
     """Target token id, for a spell."""
 
 
-@record("speed_rank_round")
-@dataclass(frozen=True)
-class Round:
+class Round(Schedule, frozen=True, tag="speed_rank_round"):
     """The round as Speed Rank plays it: the sides' initiative, the timeline, whose turn."""
 
     initiative: SideInitiative
     """This round's side rolls, first to act first."""
     timeline: PhaseTimeline
     """Phases, the current phase and every action placed on them."""
-    side: int = 0
+    side: Int = 0
     """Position in ``initiative.order`` of the side taking its turn in the current phase."""
-    spent: tuple[tuple[str, int, int], ...] = ()
+    spent: tuple[tuple[Text, Int, Int], ...] = ()
     """(token, standard actions used, move actions used) this round."""
-    sprinted: tuple[tuple[str, float], ...] = ()
+    sprinted: tuple[tuple[Text, Float], ...] = ()
     """Metres each sprinter has run in the current phase."""
     plans: tuple[Plan, ...] = ()
     """Sprints and spells on the timeline, with what they do."""
-    pending: tuple[tuple[str, str], ...] = ()
+    pending: tuple[tuple[Text, Text], ...] = ()
     """(actor, label) of actions carried into this round and not yet sustained or cancelled."""
     attacks: tuple[AttackMark, ...] = ()
     """(attacker, weapon key, target, melee) for each attack made this round."""

@@ -16,8 +16,10 @@ Command flow at the table (README.md has the whole story):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from tacmap.engine import grid, odds
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat

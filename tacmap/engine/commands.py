@@ -2,158 +2,137 @@
 
 Commands are frozen records written as one JSON object a line in play scripts
 and in the log: ``{"type": "move", "actor": "ana", "path": [[3, 4]]}``.
-Rulesets add their own with ``@record`` (``Prepare``, ``Declare`` …).
+Rulesets add their own by subclassing ``Command`` with a tag
+(``class Prepare(Command, frozen=True, tag="prepare")``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import ClassVar
 
-from tacmap.engine.codec import Json, encode, record
+from tacmap.engine.records import Float, Int, Json, Record, Text, plain
 from tacmap.engine.state import Cell, Token, Wall
 
 
-class Command:
+class Command(Record, frozen=True):
     """Base of all commands."""
 
     #: True for GM overrides, which the referee applies without asking the rules.
-    override = False
+    override: ClassVar[bool] = False
 
 
-@record("move")
-@dataclass(frozen=True)
-class Move(Command):
+class Move(Command, frozen=True, tag="move"):
     """Move a token through waypoints under the encounter's movement rules."""
 
-    actor: str
+    actor: Text
     """Token that moves."""
     path: tuple[Cell, ...]
     """Waypoints after the start cell; the last one is the destination."""
 
 
-@record("attack")
-@dataclass(frozen=True)
-class Attack(Command):
+class Attack(Command, frozen=True, tag="attack"):
     """Attack a target with the weapon in hand (or a named one)."""
 
-    actor: str
+    actor: Text
     """Attacker."""
-    target: str
+    target: Text
     """Defender."""
-    weapon: str = ""
+    weapon: Text = ""
     """Weapon key in the ruleset data; empty for the one in hand."""
 
 
-@record("act")
-@dataclass(frozen=True)
-class Act(Command):
+class Act(Command, frozen=True, tag="act"):
     """Any other action a ruleset offers (ability, skill, dodge …), by name."""
 
-    actor: str
+    actor: Text
     """Who acts."""
-    action: str
+    action: Text
     """Action key from ``actions_for``."""
-    target: str = ""
+    target: Text = ""
     """Target token, if the action has one."""
-    detail: str = ""
+    detail: Text = ""
     """Free text or an option (the condition of a prepared action)."""
 
 
-@record("start_combat")
-@dataclass(frozen=True)
-class StartCombat(Command):
+class StartCombat(Command, frozen=True, tag="start_combat"):
     """Begin combat: the ruleset sets up pools, rolls or takes the order."""
 
-    order: tuple[str, ...] = ()
+    order: tuple[Text, ...] = ()
     """Turn order where the GM sets it; empty to use the ruleset's own."""
 
 
-@record("end_turn")
-@dataclass(frozen=True)
-class EndTurn(Command):
+class EndTurn(Command, frozen=True, tag="end_turn"):
     """The acting token (or side, or phase) is done."""
 
-    actor: str = ""
+    actor: Text = ""
     """Who ends their turn; empty for whoever is acting."""
 
 
 # GM overrides: logged and undoable like everything else, never judged by the rules.
 
 
-@record("free_move")
-@dataclass(frozen=True)
-class FreeMove(Command):
+class FreeMove(Command, frozen=True, tag="free_move"):
     """GM: put a token on a cell without costing or checking movement."""
 
     override = True
-    token: str
+    token: Text
     """Token id."""
     to: Cell
     """Destination cell (top-left of the footprint)."""
 
 
-@record("set_hp")
-@dataclass(frozen=True)
-class SetHp(Command):
+class SetHp(Command, frozen=True, tag="set_hp"):
     """GM: set a token's hit points."""
 
     override = True
-    token: str
+    token: Text
     """Token id."""
-    hp: int
+    hp: Int
     """New hit points."""
 
 
-@record("set_value")
-@dataclass(frozen=True)
-class SetValue(Command):
+class SetValue(Command, frozen=True, tag="set_value"):
     """GM: set a value the ruleset tracks on a token (pool, actions left …)."""
 
     override = True
-    token: str
+    token: Text
     """Token id."""
-    key: str
+    key: Text
     """Value name."""
     value: Json
     """New value; null removes it."""
 
 
-@record("set_condition")
-@dataclass(frozen=True)
-class SetCondition(Command):
+class SetCondition(Command, frozen=True, tag="set_condition"):
     """GM: give a token a condition, or take one away."""
 
     override = True
-    token: str
+    token: Text
     """Token id."""
-    condition: str
+    condition: Text
     """Condition name (``"prone"``)."""
     on: bool = True
     """True to add it, False to remove it."""
 
 
-@record("reorder")
-@dataclass(frozen=True)
-class Reorder(Command):
+class Reorder(Command, frozen=True, tag="reorder"):
     """GM: change the turn order."""
 
     override = True
-    order: tuple[str, ...]
+    order: tuple[Text, ...]
     """Token ids (or side names) in their new order."""
 
 
-@record("set_map_image")
-@dataclass(frozen=True)
-class SetMapImage(Command):
+class SetMapImage(Command, frozen=True, tag="set_map_image"):
     """GM: choose the map's background image and align it to the grid."""
 
     override = True
-    image: str | None
+    image: Text | None
     """Image path relative to the encounter's image folder; null removes it."""
-    offset: tuple[float, float] = (0.0, 0.0)
+    offset: tuple[Float, Float] = (0.0, 0.0)
     """Metres from the map's top-left corner to the image's."""
-    scale: float = 0.02
+    scale: Float = 0.02
     """Metres per image pixel."""
     locked: bool | None = None
     """True locks the image's alignment, False unlocks it, null keeps it as it is.
@@ -162,9 +141,7 @@ class SetMapImage(Command):
     its offset or scale."""
 
 
-@record("add_token")
-@dataclass(frozen=True)
-class AddToken(Command):
+class AddToken(Command, frozen=True, tag="add_token"):
     """GM: put a new token on the map."""
 
     override = True
@@ -172,19 +149,15 @@ class AddToken(Command):
     """The token to add."""
 
 
-@record("remove_token")
-@dataclass(frozen=True)
-class RemoveToken(Command):
+class RemoveToken(Command, frozen=True, tag="remove_token"):
     """GM: take a token off the map."""
 
     override = True
-    token: str
+    token: Text
     """Token id."""
 
 
-@record("edit_token")
-@dataclass(frozen=True)
-class EditToken(Command):
+class EditToken(Command, frozen=True, tag="edit_token"):
     """GM: replace a token with this one (name, side, size, stats, HP …; same id)."""
 
     override = True
@@ -192,9 +165,7 @@ class EditToken(Command):
     """The token as it should be; its id names the token it replaces."""
 
 
-@record("set_walls")
-@dataclass(frozen=True)
-class SetWalls(Command):
+class SetWalls(Command, frozen=True, tag="set_walls"):
     """GM: replace every wall and obstacle (drawing, erasing and moving walls)."""
 
     override = True
@@ -202,33 +173,27 @@ class SetWalls(Command):
     """The map's walls and obstacles from now on."""
 
 
-@record("set_diagonal")
-@dataclass(frozen=True)
-class SetDiagonal(Command):
+class SetDiagonal(Command, frozen=True, tag="set_diagonal"):
     """GM: change the encounter's diagonal rule (DESIGN §4)."""
 
     override = True
-    rule: str
+    rule: Text
     """``"rectilinear"``, ``"chebyshev"``, ``"alternating"`` or ``"euclidean"``."""
 
 
-@record("rename_encounter")
-@dataclass(frozen=True)
-class RenameEncounter(Command):
+class RenameEncounter(Command, frozen=True, tag="rename_encounter"):
     """GM: give the encounter a new title."""
 
     override = True
-    name: str
+    name: Text
     """The new title."""
 
 
-@record("set_party")
-@dataclass(frozen=True)
-class SetParty(Command):
+class SetParty(Command, frozen=True, tag="set_party"):
     """GM: say which side the players are (the player view shows only their hit points)."""
 
     override = True
-    side: str
+    side: Text
     """A side some token is on."""
 
 
@@ -238,7 +203,7 @@ def describe(cmd: Command) -> str:
     >>> describe(Attack("ana", "brak"))
     'attack actor=ana target=brak'
     """
-    data = encode(cmd)
+    data = plain(cmd)
     kind = data.pop("type")
     parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
              for k, v in data.items() if v not in ("", [], None)]

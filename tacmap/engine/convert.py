@@ -9,6 +9,8 @@ a sentence that names the place the way a person wrote it::
 
 msgspec reports a key of a table as ``[...]``; the offending key is found again
 by converting each entry on its own, which costs nothing until something is wrong.
+``locate`` does that work for any wording: ``sentence`` words it for tables
+(TOML), ``tacmap.engine.records`` for records (encounter files, scripts).
 
 A check that spans several keys of a record goes in its ``__post_init__`` and
 raises ``Invalid(key, message)`` to be placed at that key (a plain ValueError
@@ -20,6 +22,7 @@ from __future__ import annotations
 import re
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 import msgspec
@@ -27,6 +30,9 @@ import msgspec
 from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
+
+#: Stands for a value the path does not reach (the data is shorter, or unknown).
+MISSING: Any = object()
 
 
 class Invalid(ValueError):
@@ -41,12 +47,29 @@ class Invalid(ValueError):
         super().__init__(message)
         self.key = key
 
-_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+
+# msgspec appends " - at `$.path`" to a message; a complaint that passed through a
+# hook of its own carries one for each level, innermost first.
+_TAIL = re.compile(r" - at `\$([^`]*)`$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _WORDS = {
     "int": "a whole number", "float": "a number", "str": "text", "bool": "true or false",
     "array": "a list", "object": "a table", "null": "nothing", "number": "a number",
 }
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a ValidationError points in the data, and what msgspec said about it."""
+
+    message: str
+    """msgspec's words without the place (``Expected `int`, got `str```)."""
+    parts: list[str]
+    """The place as keys and indexes, a table key msgspec left as ``...`` found again."""
+    value: Any
+    """The value at the place, or ``MISSING``."""
+    kinds: list[Any]
+    """``kinds[i]`` is the expected type at ``parts[:i]`` (None where it is not known)."""
 
 
 def convert(data: Any, kind: type[T], where: str) -> T:
@@ -59,21 +82,34 @@ def convert(data: Any, kind: type[T], where: str) -> T:
 
 def sentence(err: msgspec.ValidationError, data: Any, kind: Any, where: str) -> str:
     """msgspec's complaint about ``data`` (as a ``kind``) as one sentence: place, what, got."""
-    found = _AT.match(str(err))
-    message = found.group("message") if found else str(err)
-    raw_path = (found.group("path") or "") if found else ""
-    parts = _resolve(_segments(raw_path), data, kind)
+    found = locate(err, data, kind)
+    parts, value = found.parts, found.value
     if isinstance(err.__cause__, Invalid):
-        parts += err.__cause__.key.split(".")
-    place = ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
-    text = _plain(message)
+        for key in err.__cause__.key.split("."):
+            parts = [*parts, key]
+            value = MISSING if value is MISSING else _lookup(value, key)
+    text = _plain(found.message)
     vague = re.search(r", got [a-z ]+$", text) is not None
-    if vague or ("got" not in text and not text.startswith(("unknown", "missing"))):
-        value = _lookup(data, parts)
-        if value is not _MISSING and not isinstance(value, dict | list | tuple):
-            text = re.sub(r", got [a-z ]+$", "", text) + f", got {_show(value)}"
-    head = ": ".join(s for s in (where, place) if s)
+    wants_value = vague or ("got" not in text and not text.startswith(("unknown", "missing")))
+    if wants_value and value is not MISSING and not isinstance(value, dict | list | tuple):
+        text = re.sub(r", got [a-z ]+$", "", text) + f", got {_show(value)}"
+    head = ": ".join(s for s in (where, place(parts)) if s)
     return f"{head}: {text}" if head else text
+
+
+def locate(err: msgspec.ValidationError, data: Any, kind: Any) -> Located:
+    """The place, value and expected types behind ``err`` (from converting ``data``)."""
+    message = str(err)
+    parts: list[str] = []
+    while (tail := _TAIL.search(message)) is not None:
+        parts.extend(_segments(tail.group(1)))
+        message = message[:tail.start()]
+    return _walk(message, parts, data, kind)
+
+
+def place(parts: list[str]) -> str:
+    """``["log", "3", "events"]`` → ``log[3].events``."""
+    return ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
 
 
 def _segments(path: str) -> list[str]:
@@ -93,18 +129,12 @@ def _plain(message: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-_MISSING = object()
-
-
-def _lookup(data: Any, parts: list[str]) -> Any:
-    for part in parts:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-        else:
-            return _MISSING
-    return data
+def _lookup(data: Any, part: str) -> Any:
+    if isinstance(data, dict) and part in data:
+        return data[part]
+    if isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
+        return data[int(part)]
+    return MISSING
 
 
 def _show(value: Any) -> str:
@@ -120,24 +150,27 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
-def _resolve(parts: list[str], data: Any, kind: Any) -> list[str]:
-    """Replace each ``...`` key with the first entry that fails on its own."""
+def _walk(message: str, parts: list[str], data: Any, kind: Any) -> Located:
+    """Follow ``parts`` through the data and the types, replacing each ``...`` key with
+    the first entry that fails on its own."""
     out: list[str] = []
+    kinds: list[Any] = [kind]
     for i, part in enumerate(parts):
         if part == "..." and isinstance(data, dict):
-            value_kind = _value_kind(kind)
+            value_kind = _child_kind(kind, part, data)
             bad = next((k for k, v in data.items() if not _fits(v, value_kind)), None)
             if bad is None:
-                return out + parts[i:]
-            out.append(str(bad))
-            data, kind = data[bad], value_kind
-            continue
+                rest = parts[i:]
+                return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
+            part = str(bad)
+        kind = _child_kind(kind, part, data)
+        data = _lookup(data, part)
         out.append(part)
-        kind = _child_kind(kind, part)
-        data = _lookup(data, [part])
-        if data is _MISSING:
-            return out + parts[i + 1:]
-    return out
+        kinds.append(kind)
+        if data is MISSING:
+            rest = parts[i + 1:]
+            return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
+    return Located(message, out, data, kinds)
 
 
 def _fits(value: Any, kind: Any) -> bool:
@@ -150,31 +183,40 @@ def _fits(value: Any, kind: Any) -> bool:
     return True
 
 
-def _unwrap(kind: Any) -> Any:
+def struct_of(kind: Any) -> type[msgspec.Struct] | None:
+    """The Struct class behind ``kind`` (a Struct, or a generic one with its parameters)."""
+    cls = get_origin(kind) or kind
+    return cls if isinstance(cls, type) and issubclass(cls, msgspec.Struct) else None
+
+
+def unwrap(kind: Any, data: Any = MISSING) -> Any:
+    """``kind`` without Annotated and None; for a union of tagged records, the one
+    ``data`` names by its tag (None when that cannot be told)."""
     while get_origin(kind) is typing.Annotated:
         kind = get_args(kind)[0]
     if get_origin(kind) in (Union, types.UnionType):
         options = [a for a in get_args(kind) if a is not type(None)]
-        return _unwrap(options[0]) if len(options) == 1 else None
+        if len(options) == 1:
+            return unwrap(options[0], data)
+        for option in options:
+            cls = struct_of(option)
+            if cls is None or not isinstance(data, dict):
+                continue
+            config = cls.__struct_config__
+            if config.tag is not None and data.get(config.tag_field) == config.tag:
+                return option
+        return None
     return kind
 
 
-def _value_kind(kind: Any) -> Any:
-    kind = _unwrap(kind)
-    if get_origin(kind) is dict:
-        return get_args(kind)[1]
-    return None
-
-
-def _child_kind(kind: Any, part: str) -> Any:
-    kind = _unwrap(kind)
+def _child_kind(kind: Any, part: str, data: Any) -> Any:
+    kind = unwrap(kind, data)
     if kind is None:
         return None
-    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
-        hints = typing.get_type_hints(kind, include_extras=True)
+    if struct_of(kind) is not None:
         for field in msgspec.structs.fields(kind):
             if field.encode_name == part:
-                return hints.get(field.name)
+                return field.type
         return None
     origin, args = get_origin(kind), get_args(kind)
     if origin in (list, tuple, set, frozenset) and args:

@@ -14,24 +14,21 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from tacmap.engine.codec import LIMIT, record
 from tacmap.engine.errors import RuleError
+from tacmap.engine.records import LIMIT, Int, Record
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
 
 
-@record("roll")
-@dataclass(frozen=True)
-class Roll:
+class Roll(Record, frozen=True, tag="roll"):
     """One throw of like dice, faces kept left to right as they fell."""
 
-    sides: int
+    sides: Int
     """Faces on each die (6 for d6)."""
-    faces: tuple[int, ...]
+    faces: tuple[Int, ...]
     """What each die shows, in the order rolled; rulesets remove dice from the left."""
 
     @property

@@ -8,16 +8,22 @@ and ``text`` is the line the log and ``tacmap play`` print.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
-from tacmap.engine.codec import Json, record
 from tacmap.engine.dice import Roll
+from tacmap.engine.records import Float, Int, Json, Record, Text
+from tacmap.engine.schedule import Schedule
 from tacmap.engine.state import Cell, Encounter, Token, Wall
 
+S = TypeVar("S", bound=Schedule)
 
-class Event:
-    """Base of all events; the default changes nothing (a report for the log)."""
+
+class Event(Record, frozen=True):
+    """Base of all events; the default changes nothing (a report for the log).
+
+    Rulesets add their own by subclassing it with a tag
+    (``class Fumbled(Event, frozen=True, tag="fumbled")``).
+    """
 
     def apply(self, state: Encounter) -> None:
         """Change ``state`` as this event says."""
@@ -35,14 +41,12 @@ def _name(state: Encounter, token_id: str) -> str:
     return token.name if token else token_id
 
 
-@record("dice_rolled")
-@dataclass(frozen=True)
-class DiceRolled(Event):
+class DiceRolled(Event, frozen=True, tag="dice_rolled"):
     """Dice were thrown; the encounter's stream moves on by that many faces."""
 
-    who: str
+    who: Text
     """Token id of the roller, or ``""`` for a side or the GM."""
-    why: str
+    why: Text
     """What the roll is for (``"attack on Brak"``)."""
     roll: Roll
     """The faces, left to right."""
@@ -58,16 +62,14 @@ class DiceRolled(Event):
         return f"{who} rolls {self.roll} for {self.why}"
 
 
-@record("token_moved")
-@dataclass(frozen=True)
-class TokenMoved(Event):
+class TokenMoved(Event, frozen=True, tag="token_moved"):
     """A token went along a path of cells."""
 
-    token: str
+    token: Text
     """Token id."""
     path: tuple[Cell, ...]
     """Cells from start to end, one step apart (just start and end for a free move)."""
-    cost: float
+    cost: Float
     """Metres charged under the encounter's rules (0 for a GM's free move)."""
 
     def apply(self, state: Encounter) -> None:
@@ -83,34 +85,30 @@ class TokenMoved(Event):
         return f"{_name(state, self.token)} moves ({x0},{y0}) → ({x1},{y1}), {self.cost:g} m"
 
 
-@record("left_reach")
-@dataclass(frozen=True)
-class LeftReach(Event):
+class LeftReach(Event, frozen=True, tag="left_reach"):
     """A move left an enemy's melee reach at a step of its path (a report)."""
 
-    mover: str
+    mover: Text
     """Token that moved."""
-    enemy: str
+    enemy: Text
     """Token whose reach was left."""
-    step: int
+    step: Int
     """Index in the path of the first cell outside the reach."""
 
     def text(self, state: Encounter) -> str:
         return f"{_name(state, self.mover)} leaves the reach of {_name(state, self.enemy)}"
 
 
-@record("hp_changed")
-@dataclass(frozen=True)
-class HpChanged(Event):
+class HpChanged(Event, frozen=True, tag="hp_changed"):
     """Hit points changed by damage, healing or the GM."""
 
-    token: str
+    token: Text
     """Token id."""
-    old: int
+    old: Int
     """Hit points before."""
-    new: int
+    new: Int
     """Hit points after."""
-    why: str = ""
+    why: Text = ""
     """Cause (``"damage"``, ``"GM"``)."""
 
     def apply(self, state: Encounter) -> None:
@@ -126,20 +124,18 @@ class HpChanged(Event):
         return f"{_name(state, self.token)} {what}{why}: {self.old} → {self.new} HP"
 
 
-@record("value_changed")
-@dataclass(frozen=True)
-class ValueChanged(Event):
+class ValueChanged(Event, frozen=True, tag="value_changed"):
     """A value the ruleset tracks on a token changed (pool, actions left …)."""
 
-    token: str
+    token: Text
     """Token id."""
-    key: str
+    key: Text
     """Name of the value."""
     old: Json
     """Value before (None: not set)."""
     new: Json
     """Value after (None: removed)."""
-    note: str = ""
+    note: Text = ""
     """Readable reason for the log."""
 
     def apply(self, state: Encounter) -> None:
@@ -153,12 +149,10 @@ class ValueChanged(Event):
         return f"{_name(state, self.token)} {self.key}: {_show(self.old)} → {_show(self.new)}{note}"
 
 
-@record("data_changed")
-@dataclass(frozen=True)
-class DataChanged(Event):
+class DataChanged(Event, frozen=True, tag="data_changed"):
     """An encounter-wide value the ruleset tracks changed."""
 
-    key: str
+    key: Text
     """Name of the value."""
     old: Json
     """Value before (None: not set)."""
@@ -175,18 +169,16 @@ class DataChanged(Event):
         return f"{self.key}: {_show(self.old)} → {_show(self.new)}"
 
 
-@record("condition_changed")
-@dataclass(frozen=True)
-class ConditionChanged(Event):
+class ConditionChanged(Event, frozen=True, tag="condition_changed"):
     """A condition was gained or lost."""
 
-    token: str
+    token: Text
     """Token id."""
-    condition: str
+    condition: Text
     """Condition name (``"dead"``, ``"prone"``)."""
     gained: bool
     """True when gained, False when lost."""
-    index: int = -1
+    index: Int = -1
     """Where a lost condition stood among the token's (so undo puts it back there)."""
 
     def apply(self, state: Encounter) -> None:
@@ -216,16 +208,18 @@ def condition_change(token: Token, condition: str, gained: bool) -> ConditionCha
     return ConditionChanged(token.id, condition, gained, -1 if gained else index)
 
 
-@record("schedule_changed")
-@dataclass(frozen=True)
-class ScheduleChanged(Event):
-    """The round structure moved on: a turn ended, an order was set, a phase began."""
+class ScheduleChanged(Event, Generic[S], frozen=True, tag="schedule_changed"):
+    """The round structure moved on: a turn ended, an order was set, a phase began.
 
-    old: Any
+    Generic in the schedule type so that reading a log can name every schedule
+    type the rulesets defined (see ``tacmap.engine.records``).
+    """
+
+    old: S | None
     """Schedule before (a record from ``tacmap.engine.schedule``, or None)."""
-    new: Any
+    new: S | None
     """Schedule after."""
-    note: str = ""
+    note: Text = ""
     """Readable summary for the log (``"Brak's turn"``)."""
 
     def apply(self, state: Encounter) -> None:
@@ -238,14 +232,12 @@ class ScheduleChanged(Event):
         return self.note or "the round moves on"
 
 
-@record("map_image_changed")
-@dataclass(frozen=True)
-class MapImageChanged(Event):
+class MapImageChanged(Event, frozen=True, tag="map_image_changed"):
     """The background image, its alignment or its lock changed."""
 
-    old: tuple[str | None, tuple[float, float], float]
+    old: tuple[Text | None, tuple[Float, Float], Float]
     """(image, offset, metres per pixel) before."""
-    new: tuple[str | None, tuple[float, float], float]
+    new: tuple[Text | None, tuple[Float, Float], Float]
     """(image, offset, metres per pixel) after."""
     locked: tuple[bool, bool] = (False, False)
     """Whether the alignment was locked (before, after)."""
@@ -272,14 +264,12 @@ class MapImageChanged(Event):
         return f"map image {image} at ({x:g}, {y:g}) m, {scale:g} m per pixel{lock}"
 
 
-@record("round_changed")
-@dataclass(frozen=True)
-class RoundChanged(Event):
+class RoundChanged(Event, frozen=True, tag="round_changed"):
     """A new combat round began (or combat started: round 0 → 1)."""
 
-    old: int
+    old: Int
     """Round before."""
-    new: int
+    new: Int
     """Round after."""
 
     def apply(self, state: Encounter) -> None:
@@ -292,9 +282,7 @@ class RoundChanged(Event):
         return f"round {self.new} begins" if self.new else "combat is reset"
 
 
-@record("token_added")
-@dataclass(frozen=True)
-class TokenAdded(Event):
+class TokenAdded(Event, frozen=True, tag="token_added"):
     """A token was put on the map."""
 
     token: Token
@@ -311,14 +299,12 @@ class TokenAdded(Event):
         return f"{t.name} ({t.side}) is placed at ({t.x},{t.y})"
 
 
-@record("token_removed")
-@dataclass(frozen=True)
-class TokenRemoved(Event):
+class TokenRemoved(Event, frozen=True, tag="token_removed"):
     """A token was taken off the map (kept whole so undo puts it back in place)."""
 
     token: Token
     """The token as it was."""
-    index: int
+    index: Int
     """Its position in the token order."""
 
     def apply(self, state: Encounter) -> None:
@@ -333,9 +319,7 @@ class TokenRemoved(Event):
         return f"{self.token.name} is removed from the map"
 
 
-@record("token_edited")
-@dataclass(frozen=True)
-class TokenEdited(Event):
+class TokenEdited(Event, frozen=True, tag="token_edited"):
     """The GM changed a token as a whole (kept whole before and after, for undo)."""
 
     old: Token
@@ -382,9 +366,7 @@ def token_changes(old: Token, new: Token) -> list[str]:
     return out
 
 
-@record("walls_changed")
-@dataclass(frozen=True)
-class WallsChanged(Event):
+class WallsChanged(Event, frozen=True, tag="walls_changed"):
     """The GM drew, erased or moved walls and obstacles."""
 
     old: tuple[Wall, ...]
@@ -412,14 +394,12 @@ class WallsChanged(Event):
         return f"walls: {said} ({len(self.new)} now)"
 
 
-@record("diagonal_changed")
-@dataclass(frozen=True)
-class DiagonalChanged(Event):
+class DiagonalChanged(Event, frozen=True, tag="diagonal_changed"):
     """The encounter's diagonal rule changed."""
 
-    old: str
+    old: Text
     """Rule before."""
-    new: str
+    new: Text
     """Rule after."""
 
     def apply(self, state: Encounter) -> None:
@@ -432,14 +412,12 @@ class DiagonalChanged(Event):
         return f"diagonal rule: {self.old} → {self.new}"
 
 
-@record("encounter_renamed")
-@dataclass(frozen=True)
-class EncounterRenamed(Event):
+class EncounterRenamed(Event, frozen=True, tag="encounter_renamed"):
     """The encounter got a new title."""
 
-    old: str
+    old: Text
     """Title before."""
-    new: str
+    new: Text
     """Title after."""
 
     def apply(self, state: Encounter) -> None:
@@ -452,14 +430,12 @@ class EncounterRenamed(Event):
         return f"the encounter is renamed {self.new!r} (was {self.old!r})"
 
 
-@record("party_changed")
-@dataclass(frozen=True)
-class PartyChanged(Event):
+class PartyChanged(Event, frozen=True, tag="party_changed"):
     """The players' side changed."""
 
-    old: str
+    old: Text
     """Side before ("": the first token's)."""
-    new: str
+    new: Text
     """Side after."""
 
     def apply(self, state: Encounter) -> None:
@@ -472,14 +448,12 @@ class PartyChanged(Event):
         return f"the players are now the {self.new} side"
 
 
-@record("said")
-@dataclass(frozen=True)
-class Said(Event):
+class Said(Event, frozen=True, tag="said"):
     """A line for the log: an outcome the rules decided (``"the attack misses"``)."""
 
-    message: str
+    message: Text
     """The sentence."""
-    who: str = ""
+    who: Text = ""
     """Token it is about, if any."""
 
     def text(self, state: Encounter) -> str:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
-from tacmap.engine.codec import freeze, record
+import msgspec
+
 from tacmap.engine.commands import (
     AddToken,
     Command,
@@ -51,6 +51,7 @@ from tacmap.engine.events import (
     condition_change,
 )
 from tacmap.engine.geometry import wall_problem
+from tacmap.engine.records import freeze
 from tacmap.engine.ruleset import Resolution, Ruleset
 from tacmap.engine.state import DIAGONAL_RULES, Encounter, Token, check_image_path
 from tacmap.engine.views import Preview
@@ -61,10 +62,12 @@ Change = Literal["execute", "undo", "redo", "reset"]
 MAX_NAME = 200
 
 
-@record("entry")
-@dataclass(frozen=True)
-class Entry:
-    """One line of the log: what was asked and what happened."""
+class Entry(msgspec.Struct, frozen=True):
+    """One line of the log: what was asked and what happened.
+
+    Written untagged, ``{"command": …, "events": […]}``; ``tacmap.engine.storage``
+    reads it back.
+    """
 
     command: Command
     """The command as given."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -28,10 +27,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tacmap.engine import codec
+import msgspec
+
+from tacmap.engine import records
 from tacmap.engine.errors import InputError
 from tacmap.engine.state import Token
-from tacmap.engine.storage import parse_json, read_bytes, write_atomic
+from tacmap.engine.storage import read_bytes, write_atomic
 
 #: Schema version kept in the database (``PRAGMA user_version``).
 VERSION = 1
@@ -297,7 +298,7 @@ class Roster:
         entry_id, ruleset_id, name, text = row
         where = f"{self.path}: roster entry {entry_id}"
         try:
-            token = codec.decode(parse_json(text), Token, "token")
+            token = records.decode(text, Token, "token")
         except InputError as err:
             raise InputError(f"{where} is damaged ({err})") from None
         return RosterEntry(entry_id, ruleset_id, name, tags, token)
@@ -340,11 +341,11 @@ class Roster:
         for row in rows:
             entry = self._entry(row, tags.get(row[0], ()))
             combatants.append({"ruleset": entry.ruleset, "tags": list(entry.tags),
-                               "token": codec.encode(entry.token)})
+                               "token": entry.token})
         doc = {"format": FORMAT, "version": FILE_VERSION, "combatants": combatants}
-        text = json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1)
+        text = msgspec.json.format(records.encode(doc), indent=1)
         try:
-            write_atomic(path, text + "\n")
+            write_atomic(path, text + b"\n")
         except OSError as err:
             raise InputError(f"{path}: cannot write the roster export ({_reason(err)})") from None
         return len(combatants)
@@ -360,7 +361,7 @@ class Roster:
         path = Path(path)
         raw = read_bytes(path, MAX_IMPORT_BYTES, "a roster export")
         try:
-            entries = _read_export(parse_json(raw))
+            entries = _read_export(records.parse(raw))
         except InputError as err:
             raise InputError(f"{path}: {err}") from None
         with self._guard("read"):
@@ -406,11 +407,11 @@ def _read_export(doc: Any) -> list[tuple[str, Token, tuple[str, ...]]]:
         for key in ("ruleset", "token"):
             if key not in raw:
                 raise InputError(f"{where}: missing {key!r}")
-        ruleset_id = codec.decode(raw["ruleset"], str, f"{where}.ruleset")
+        ruleset_id = records.convert(raw["ruleset"], records.Text, f"{where}.ruleset")
         if not ruleset_id.strip():
             raise InputError(f"{where}.ruleset: must name a ruleset")
-        tags = codec.decode(raw.get("tags", []), tuple[str, ...], f"{where}.tags")
-        token = codec.decode(raw["token"], Token, f"{where}.token")
+        tags = records.convert(raw.get("tags", []), tuple[records.Text, ...], f"{where}.tags")
+        token = records.convert(raw["token"], Token, f"{where}.token")
         try:
             out.append((ruleset_id, token, clean_tags(tags)))
         except InputError as err:
@@ -419,11 +420,12 @@ def _read_export(doc: Any) -> list[tuple[str, Token, tuple[str, ...]]]:
 
 
 def _token_text(token: Token) -> str:
-    """The token as stored: compact JSON, read back by the codec."""
+    """The token as stored: compact JSON, read back by ``records.decode``."""
     try:
-        return json.dumps(codec.encode(token), ensure_ascii=False, allow_nan=False,
-                          separators=(",", ":"))
-    except (TypeError, ValueError) as err:
+        records.freeze(token.stats, "stats")
+        records.freeze(token.values, "values")
+        return records.encode(token).decode()
+    except (TypeError, InputError) as err:
         raise InputError(f"token {token.id!r} cannot be kept in the roster ({err})") from None
 
 

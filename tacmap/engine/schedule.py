@@ -29,12 +29,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Literal
 
-from tacmap.engine.codec import record
+from msgspec.structs import replace
+
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import RuleError
+from tacmap.engine.records import Int, Record, Text
 
 #: One logged throw: token id (or ``""`` for a side), what it was for, the faces.
 LoggedRoll = tuple[str, str, Roll]
@@ -73,6 +74,14 @@ MAX_SPAN = 100
 _FAST = SPEED_PHASES.index("0")
 _FIRST_ACTION = SPEED_PHASES.index("-3")
 _FINAL = len(SPEED_PHASES) - 1
+
+
+class Schedule(Record, frozen=True):
+    """Base of the round structures: ``Encounter.schedule`` holds one.
+
+    A ruleset with a round of its own subclasses it with a tag
+    (``class Round(Schedule, frozen=True, tag="speed_rank_round")``).
+    """
 
 
 def _unique(ids: Iterable[str], what: str) -> tuple[str, ...]:
@@ -135,9 +144,7 @@ def _roll_off(
 # --------------------------------------------------------------------------- ordered turns
 
 
-@record("ordered_turns")
-@dataclass(frozen=True)
-class OrderedTurns:
+class OrderedTurns(Schedule, frozen=True, tag="ordered_turns"):
     """The GM sets the order, and each combatant's turn has a number of actions.
 
     Seed 004 (``action_pool``): "GR ... determine the order in which characters
@@ -146,15 +153,15 @@ class OrderedTurns:
     completed their turn, this completes one round of combat".
     """
 
-    order: tuple[str, ...]
+    order: tuple[Text, ...]
     """Token ids in turn order."""
-    index: int = 0
+    index: Int = 0
     """Position in ``order`` of the combatant whose turn it is."""
-    round: int = 1
+    round: Int = 1
     """Combat round, starting at 1."""
-    actions_per_turn: int = 2
+    actions_per_turn: Int = 2
     """Actions each combatant gets at the start of their turn."""
-    actions_left: int = 2
+    actions_left: Int = 2
     """Actions the current combatant has not spent yet."""
 
     def __post_init__(self) -> None:
@@ -261,9 +268,7 @@ class OrderedTurns:
 # --------------------------------------------------------------------------- declare then act
 
 
-@record("declare_then_act")
-@dataclass(frozen=True)
-class DeclareThenAct:
+class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     """Seed 000 (``reflex``): declare from the lowest RFX up, then act from the highest down.
 
     When several combatants share an RFX, each rolls a die once for the whole
@@ -274,19 +279,19 @@ class DeclareThenAct:
     not declared, so they wait for the next round.
     """
 
-    keys: tuple[tuple[str, int], ...]
+    keys: tuple[tuple[Text, Int], ...]
     """Each combatant's token id and Reflex (RFX), in the order they joined."""
-    rolloffs: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    rolloffs: tuple[tuple[Text, tuple[Int, ...]], ...] = ()
     """Roll-off faces of combatants who share an RFX, first roll first; kept all encounter."""
     phase: Literal["declare", "act"] = "declare"
     """``"declare"`` (lowest RFX first) or ``"act"`` (highest RFX first)."""
-    round: int = 1
+    round: Int = 1
     """Combat round, starting at 1."""
-    declared: tuple[tuple[str, str], ...] = ()
+    declared: tuple[tuple[Text, Text], ...] = ()
     """Locked declarations this round: token id and the action in the player's words."""
-    acted: tuple[str, ...] = ()
+    acted: tuple[Text, ...] = ()
     """Token ids that have acted this round, in the order they acted."""
-    die: int = 20
+    die: Int = 20
     """Sides of the roll-off die (the seed says a d6 works and a d20 works better)."""
 
     def __post_init__(self) -> None:
@@ -440,24 +445,20 @@ class DeclareThenAct:
 # --------------------------------------------------------------------------- side initiative
 
 
-@record("initiative_side")
-@dataclass(frozen=True)
-class SideRoll:
+class SideRoll(Record, frozen=True, tag="initiative_side"):
     """One side's initiative this round."""
 
-    side: str
+    side: Text
     """Side name."""
-    roll: int
+    roll: Int
     """The side's 1d10 initiative roll."""
-    tiebreak: tuple[int, ...] = ()
+    tiebreak: tuple[Int, ...] = ()
     """Re-rolls forced by ties, in order; they rank this side only among those it tied."""
-    shift: int = 0
+    shift: Int = 0
     """Phase shift of all its actions: +1 after a 1 (delayed), -1 after a 10 (moved up)."""
 
 
-@record("side_initiative")
-@dataclass(frozen=True)
-class SideInitiative:
+class SideInitiative(Schedule, frozen=True, tag="side_initiative"):
     """Seed 001 (``speed_rank``): each side rolls 1d10 every round and the highest goes first.
 
     When sides tie, only the tied sides re-roll, and the re-roll ranks them
@@ -470,11 +471,11 @@ class SideInitiative:
 
     sides: tuple[SideRoll, ...]
     """Every side's roll, first to act first."""
-    round: int = 1
+    round: Int = 1
     """Combat round, starting at 1."""
-    rerolls: int = 0
+    rerolls: Int = 0
     """Re-rolls forced by ties this round; each is one Combat Event."""
-    die: int = 10
+    die: Int = 10
     """Sides of the initiative die; its highest face moves a side up, a 1 delays it."""
 
     def __post_init__(self) -> None:
@@ -571,20 +572,18 @@ def earliest(base_speed: int, weapon_speed: int | None = None, shift: int = 0) -
     return SPEED_PHASES[min(max(index, _FIRST_ACTION), _FINAL)]
 
 
-@record("timed_action")
-@dataclass(frozen=True)
-class TimedAction:
+class TimedAction(Record, frozen=True, tag="timed_action"):
     """One action's stretch of phases within one round."""
 
-    actor: str
+    actor: Text
     """Token id of who acts."""
-    label: str
+    label: Text
     """What the action is (``"Sprint"``, ``"Fireball"``); unique per actor on the timeline."""
-    round: int
+    round: Int
     """Round this stretch belongs to."""
-    start: str
+    start: Text
     """First phase it occupies this round."""
-    end: str
+    end: Text
     """Last phase it occupies this round (the same as ``start`` for a one-phase action)."""
     spell: bool = False
     """Spell casting (may start before base speed; carries over to phase 0)."""
@@ -602,9 +601,7 @@ class TimedAction:
         return phase_index(self.start) <= phase_index(phase) <= phase_index(self.end)
 
 
-@record("phase_timeline")
-@dataclass(frozen=True)
-class PhaseTimeline:
+class PhaseTimeline(Schedule, frozen=True, tag="phase_timeline"):
     """Seed 001 (``speed_rank``): the phases of a round, and actions placed across them.
 
     An action that runs past F is cut at F, and the rest continues in the
@@ -614,9 +611,9 @@ class PhaseTimeline:
     is placed, so next round's initiative shift does not move it.
     """
 
-    round: int = 1
+    round: Int = 1
     """Combat round, starting at 1."""
-    current: str = "S"
+    current: Text = "S"
     """The phase being played."""
     actions: tuple[TimedAction, ...] = ()
     """Placed actions of this round and the parts carried into later rounds."""
@@ -725,16 +722,14 @@ class PhaseTimeline:
 # --------------------------------------------------------------------------- fixed phases
 
 
-@record("phase_action")
-@dataclass(frozen=True)
-class PhaseAction:
+class PhaseAction(Record, frozen=True, tag="phase_action"):
     """One declared action inside a fixed phase."""
 
-    who: str
+    who: Text
     """Token id of who acts."""
-    action: str
+    action: Text
     """The declared action, in the player's words."""
-    faces: tuple[int, ...] = ()
+    faces: tuple[Int, ...] = ()
     """d20s rolled: the first sets the order; the last is the one used when resolving."""
     resolved: bool = False
     """True once the action has been resolved."""
@@ -750,9 +745,7 @@ class PhaseAction:
         return self.faces[-1] if self.faces else None
 
 
-@record("fixed_phases")
-@dataclass(frozen=True)
-class FixedPhases:
+class FixedPhases(Schedule, frozen=True, tag="fixed_phases"):
     """Seed 002 (``six_phase``): fixed phases per round; declare, roll a d20 each, resolve.
 
     Rolls are resolved from highest to lowest. Equal rolls keep declaration
@@ -762,17 +755,17 @@ class FixedPhases:
     roll replaces their result but not their place in the order.
     """
 
-    phases: tuple[str, ...]
+    phases: tuple[Text, ...]
     """Names of the phases, in order."""
-    index: int = 0
+    index: Int = 0
     """Position of the current phase in ``phases``."""
-    round: int = 1
+    round: Int = 1
     """Combat round, starting at 1."""
     step: Literal["declare", "resolve"] = "declare"
     """``"declare"`` while actions are being declared; ``"resolve"`` once the d20s are rolled."""
     entries: tuple[PhaseAction, ...] = ()
     """This phase's actions: in declaration order, then in resolution order after rolling."""
-    die: int = 20
+    die: Int = 20
     """Sides of the die each action rolls."""
 
     def __post_init__(self) -> None:

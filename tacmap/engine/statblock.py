@@ -30,8 +30,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
-from tacmap.engine.codec import Json
 from tacmap.engine.errors import InputError
+from tacmap.engine.records import Json
 
 Kind = Literal["int", "float", "text", "choice", "choices", "bool", "table"]
 KINDS: tuple[str, ...] = get_args(Kind)

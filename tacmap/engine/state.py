@@ -1,30 +1,29 @@
 """The encounter as plain data: map, walls, tokens and what the ruleset keeps.
 
 State is changed only by applying events (``tacmap.engine.events``); everything
-here is plain dataclasses so it can be compared, copied and saved.
+here is a plain record (``tacmap.engine.records``): compared, copied and saved as is.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Any
 
-from tacmap.engine.codec import Json, record
+import msgspec
+
 from tacmap.engine.errors import InputError
+from tacmap.engine.records import Float, Int, Json, MutableRecord, Record, Text
+from tacmap.engine.schedule import Schedule
 
-Cell = tuple[int, int]
+Cell = tuple[Int, Int]
 
 DIAGONAL_RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
 
 
-@record("wall")
-@dataclass(frozen=True)
-class Wall:
+class Wall(Record, frozen=True, tag="wall"):
     """A wall or obstacle on the map, in metres from the map's top-left corner."""
 
-    points: tuple[tuple[float, float], ...]
+    points: tuple[tuple[Float, Float], ...]
     """Corner points: a polyline for a wall, a closed ring for an obstacle."""
     closed: bool = False
     """True for an obstacle (a filled polygon), False for a wall line."""
@@ -37,20 +36,18 @@ class Wall:
             raise ValueError(f"a {'polygon' if self.closed else 'wall'} needs at least {need}")
 
 
-@record("map")
-@dataclass
-class MapSpec:
+class MapSpec(MutableRecord, tag="map"):
     """The battle map: size in cells, background, walls."""
 
-    width: int = 30
+    width: Int = 30
     """Width in cells (metres)."""
-    height: int = 20
+    height: Int = 20
     """Height in cells (metres)."""
-    image: str | None = None
+    image: Text | None = None
     """Background image path, relative to the encounter's image folder."""
-    image_offset: tuple[float, float] = (0.0, 0.0)
+    image_offset: tuple[Float, Float] = (0.0, 0.0)
     """Where the image's top-left corner sits, in metres from the map's corner."""
-    image_scale: float = 0.02
+    image_scale: Float = 0.02
     """Metres per image pixel (0.02: a 50-pixel grid square is one metre)."""
     walls: tuple[Wall, ...] = ()
     """Walls and obstacles."""
@@ -65,34 +62,32 @@ class MapSpec:
                 f"map size {self.width}×{self.height} must be 1 to 10,000 cells a side")
 
 
-@record("token")
-@dataclass
-class Token:
+class Token(MutableRecord, tag="token"):
     """One combatant on the map."""
 
-    id: str
+    id: Text
     """Stable id used by commands and the log (``"ana"``)."""
-    name: str
+    name: Text
     """Name shown on the map."""
-    side: str
+    side: Text
     """Side or faction; tokens on different sides are enemies."""
-    x: int
+    x: Int
     """Column of the top-left cell."""
-    y: int
+    y: Int
     """Row of the top-left cell."""
-    size: int = 1
+    size: Int = 1
     """Footprint edge in cells: 1 for 1×1, 2 for 2×2."""
-    hp: int = 10
+    hp: Int = 10
     """Current hit points (may go negative where a ruleset allows it)."""
-    max_hp: int = 10
+    max_hp: Int = 10
     """Hit points when unhurt."""
-    stats: dict[str, Json] = field(default_factory=dict)
+    stats: dict[str, Json] = msgspec.field(default_factory=dict)
     """The ruleset's stat block: numbers and names the GM sets (``{"dex": 3}``)."""
-    values: dict[str, Json] = field(default_factory=dict)
+    values: dict[str, Json] = msgspec.field(default_factory=dict)
     """What the ruleset tracks in play (dice pool, actions left, prepared reaction)."""
-    conditions: tuple[str, ...] = ()
+    conditions: tuple[Text, ...] = ()
     """Conditions in the order gained (``"prone"``, ``"dead"``)."""
-    image: str | None = None
+    image: Text | None = None
     """Portrait, relative to the encounter's image folder."""
     hidden: bool = False
     """GM-only: never shown in the player view (an ambush not yet sprung)."""
@@ -114,34 +109,36 @@ class Token:
         return "dead" not in self.conditions
 
 
-@record("encounter")
-@dataclass
-class Encounter:
-    """Everything that is saved: the map, the tokens, the dice stream, the ruleset's round."""
+class Encounter(MutableRecord, tag="encounter"):
+    """Everything that is saved: the map, the tokens, the dice stream, the ruleset's round.
 
-    ruleset: str
+    A file holds the tokens as a list and names today's schedule types, so
+    ``tacmap.engine.storage`` reads it in that shape and builds an Encounter.
+    """
+
+    ruleset: Text
     """Ruleset id (``"action_pool"``)."""
-    ruleset_version: str = "0"
+    ruleset_version: Text = "0"
     """Version of the ruleset that wrote the file."""
-    name: str = "Encounter"
+    name: Text = "Encounter"
     """Title shown in the window."""
-    map: MapSpec = field(default_factory=MapSpec)
+    map: MapSpec = msgspec.field(default_factory=MapSpec)
     """The battle map."""
-    diagonal: str = "rectilinear"
+    diagonal: Text = "rectilinear"
     """Diagonal rule of DESIGN §4, chosen by the ruleset, changeable per encounter."""
-    tokens: dict[str, Token] = field(default_factory=dict)
+    tokens: dict[str, Token] = msgspec.field(default_factory=dict)
     """Tokens by id, in the order they were added."""
-    seed: int = 0
+    seed: Int = 0
     """Seed of the encounter's dice stream."""
-    dice_drawn: int = 0
+    dice_drawn: Int = 0
     """How many faces of the stream have been used."""
-    round: int = 0
+    round: Int = 0
     """Combat round, 0 before combat starts."""
-    schedule: Any = None
+    schedule: Schedule | None = None
     """The ruleset's round structure (a record from ``tacmap.engine.schedule``)."""
-    data: dict[str, Json] = field(default_factory=dict)
+    data: dict[str, Json] = msgspec.field(default_factory=dict)
     """Encounter-wide values the ruleset tracks (tie roll-offs, effects)."""
-    party: str = ""
+    party: Text = ""
     """The players' side: the player view shows its hit points and hides the others'.
     Empty: the side of the first token."""
 

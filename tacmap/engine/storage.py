@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import gc
-import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from tacmap.engine import codec
+import msgspec
+
+from tacmap.engine import records
 from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
 from tacmap.engine.events import Event
@@ -31,6 +31,29 @@ from tacmap.engine.state import Encounter, Token, check_image_path
 FORMAT = "tacmap-encounter"
 VERSION = 1
 MAX_BYTES = 256 * 1024 * 1024
+TOP_LEVEL = ("format", "version", "ruleset", "images", "encounter", "log")
+
+C = TypeVar("C", bound=Command)
+E = TypeVar("E", bound=Event)
+
+
+class _Entry(msgspec.Struct, Generic[C, E], frozen=True, forbid_unknown_fields=True):
+    """A log entry as the file holds it: ``Entry``, generic so that reading it names
+    every command and event type the rulesets defined (see ``records.resolve``)."""
+
+    command: C
+    """The command as given."""
+    events: tuple[E, ...]
+    """Its events, in the order they were applied."""
+
+
+def _body() -> Any:
+    """The encounter as the file holds it: tokens as a list, in their order."""
+    return records.reshaped(Encounter, tokens=tuple[Token, ...])
+
+
+_HEAD = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_NOT_OURS = "not a tacmap encounter (no \"format\": \"tacmap-encounter\")"
 
 
 @dataclass
@@ -72,33 +95,32 @@ def verify(loaded: Loaded) -> None:
         raise InputError("replaying the log does not give the saved map")
 
 
-def to_json(state: Encounter, log: list[Entry], images: str = "images") -> dict[str, Any]:
-    """The JSON document for an encounter and its log (records stay records for dumps)."""
-    body = codec.shallow(state)
+def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
+    """The file's bytes (compact JSON: large logs stay small and fast to read)."""
+    body = {"type": records.tag_of(Encounter), **msgspec.structs.asdict(state)}
     body["tokens"] = list(state.tokens.values())
-    return {
+    return records.encode({
         "format": FORMAT,
         "version": VERSION,
         "ruleset": {"id": state.ruleset, "version": state.ruleset_version},
         "images": images,
         "encounter": body,
-        "log": [{"command": e.command, "events": e.events} for e in log],
-    }
+        "log": log,
+    })
 
 
 def dumps(state: Encounter, log: list[Entry], images: str = "images") -> str:
-    """The file text (compact: large logs stay small and fast to read)."""
-    return json.dumps(to_json(state, log, images), separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False, default=codec.shallow)
+    """The file's text."""
+    return encode(state, log, images).decode()
 
 
 def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "images") -> None:
     """Write atomically: temp file in the same folder, fsync, rename; keep ``FILE.bak``."""
-    write_atomic(path, dumps(state, log, images), backup=True)
+    write_atomic(path, encode(state, log, images), backup=True)
 
 
-def write_atomic(path: str | Path, text: str, backup: bool = False) -> None:
-    """Write ``text`` so that ``path`` holds either the old file or the new one, never half.
+def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> None:
+    """Write ``text`` (UTF-8) so that ``path`` holds the old file or the new one, never half.
 
     Temp file in the same folder, fsync, rename. With ``backup`` the previous
     file is kept as ``FILE.bak``.
@@ -107,8 +129,8 @@ def write_atomic(path: str | Path, text: str, backup: bool = False) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode() if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
         if backup and path.exists():
@@ -173,73 +195,42 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _reject_constant(name: str) -> Any:
-    raise InputError(f"{name} is not a number an encounter may hold")
-
-
-def parse_json(raw: bytes | str) -> Any:
-    """Strict JSON: no NaN, no huge numbers, no repeated keys; errors as one sentence."""
-    if isinstance(raw, bytes):
-        if not raw.strip():
-            raise InputError("the file is empty")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 text (byte {err.start})") from None
-    else:
-        text = raw
-    if not text.strip():
-        raise InputError("the file is empty")
-    try:
-        # NaN and Infinity are refused here; an overflowing literal like 1e400 reads
-        # as inf and is refused by the codec, which checks every number it reads.
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as err:
-        runs_to_end = err.msg.startswith("Unterminated string") and "\n" not in text[err.pos:]
-        if err.pos >= len(text.rstrip()) or runs_to_end:
-            raise InputError("the file ends too early: it looks truncated") from None
-        raise InputError(f"not valid JSON at line {err.lineno}, column {err.colno} "
-                         f"({err.msg})") from None
-    except RecursionError:
-        raise InputError("the JSON is nested too deeply") from None
-    except InputError:
-        raise
-    except ValueError as err:  # e.g. an integer with thousands of digits
-        raise InputError(f"a number is out of range ({err})") from None
-
-
 def loads(raw: bytes | str, registry: Registry) -> Loaded:
     """Read an encounter from file text."""
-    doc = parse_json(raw)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise InputError("not a tacmap encounter (no \"format\": \"tacmap-encounter\")")
-    version = doc.get("version")
+    data = raw.encode() if isinstance(raw, str) else raw
+    if data.startswith(records.BOM):
+        data = data[len(records.BOM):]
+    head = _head(data)
+    if _value(head, "format") != FORMAT:
+        raise InputError(_NOT_OURS)
+    version = _value(head, "version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InputError("\"version\" must be a whole number from 1")
     if version > VERSION:
         raise InputError(f"written by a newer tacmap (file version {version}, this tacmap reads "
                          f"up to {VERSION}); update tacmap to open it")
-    unknown = sorted(set(doc) - {"format", "version", "ruleset", "images", "encounter", "log"})
+    unknown = sorted(set(head) - set(TOP_LEVEL))
     if unknown:
         raise InputError(f"unknown top-level key {unknown[0]!r}")
-    rs = doc.get("ruleset")
+    rs = _value(head, "ruleset")
     if not isinstance(rs, dict) or not isinstance(rs.get("id"), str):
         raise InputError("\"ruleset\" must be an object with an \"id\"")
-    ruleset = registry.get(rs["id"])
-    images = doc.get("images", "images")
+    ruleset = registry.get(rs["id"])  # first, so that its record types can be read
+    images = _value(head, "images", "images")
     if not isinstance(images, str):
         raise InputError("\"images\" must be a folder name")
     check_image_path(images, "images")
-    body = doc.get("encounter")
-    if not isinstance(body, dict):
+    if not _opens(head.get("encounter"), b"{"):
         raise InputError("\"encounter\" must be an object")
-    body = dict(body)
-    tokens = body.pop("tokens", [])
-    if not isinstance(tokens, list):
-        raise InputError("encounter.tokens must be a list")
+    try:
+        body = records.decode(head["encounter"], _body(), "encounter")
+    except records.BadRecord as err:
+        if err.where == "encounter.schedule" and err.problem.startswith(
+                ("unknown", "expected", 'missing "type"')):
+            raise InputError("encounter.schedule is not a round structure tacmap knows") from None
+        raise
     by_id: dict[str, Token] = {}
-    for i, raw_token in enumerate(tokens):
-        token = codec.decode(raw_token, Token, f"encounter.tokens[{i}]")
+    for i, token in enumerate(body.tokens):
         if token.id in by_id:
             raise InputError(f"encounter.tokens[{i}]: token id {token.id!r} is used twice")
         ruleset.check_token(token)
@@ -247,11 +238,7 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
             token.image = token.image.replace("\\", "/")  # written on Windows
             check_image_path(token.image, f"encounter.tokens[{i}].image")
         by_id[token.id] = token
-    body["tokens"] = {}
-    state: Encounter = codec.decode(body, Encounter, "encounter")
-    state.tokens = by_id
-    if state.schedule is not None and not dataclasses.is_dataclass(state.schedule):
-        raise InputError("encounter.schedule is not a round structure tacmap knows")
+    state = Encounter(**{**msgspec.structs.asdict(body), "tokens": by_id})
     if state.map.image is not None:
         state.map.image = state.map.image.replace("\\", "/")
     if state.ruleset != rs["id"]:
@@ -259,21 +246,31 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
                          f"{rs['id']!r}")
     if state.map.image is not None:
         check_image_path(state.map.image, "encounter.map.image")
-    log = doc.get("log", [])
-    if not isinstance(log, list):
+    log = head.get("log", msgspec.Raw(b"[]"))
+    if not _opens(log, b"["):
         raise InputError("\"log\" must be a list")
-    return Loaded(state, _entries(log), images)
+    entries: list[_Entry[Command, Event]] = records.decode(log, list[_Entry[Command, Event]],
+                                                           "log")
+    return Loaded(state, [Entry(e.command, e.events) for e in entries], images)
 
 
-def _entries(log: list[Any]) -> list[Entry]:
-    """The log's entries; the tight loop handles good files, the codec words the errors."""
-    command, event = codec.decoder(Command), codec.decoder(Event)
-    out = []
+def _head(data: bytes) -> dict[str, msgspec.Raw]:
+    """The top-level keys, each value left unread (or one sentence if it is not JSON)."""
+    if not data.strip():
+        raise InputError("the file is empty")
     try:
-        for raw in log:
-            if type(raw) is not dict or len(raw) != 2:
-                raise KeyError
-            out.append(Entry(command(raw["command"]), tuple(event(e) for e in raw["events"])))
-    except (KeyError, TypeError, codec.Bad):
-        return list(codec.decode(log, tuple[Entry, ...], "log"))
-    return out
+        return _HEAD.decode(data)
+    except msgspec.ValidationError:
+        raise InputError(_NOT_OURS) from None
+    except msgspec.DecodeError as err:
+        raise InputError(records.json_problem(err, data)) from None
+    except RecursionError:
+        raise InputError("the JSON is nested too deeply") from None
+
+
+def _value(head: dict[str, msgspec.Raw], key: str, default: Any = None) -> Any:
+    return records.parse(head[key]) if key in head else default
+
+
+def _opens(raw: msgspec.Raw | None, bracket: bytes) -> bool:
+    return raw is not None and memoryview(raw)[:1].tobytes() == bracket

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tacmap.engine import storage
+from tacmap.engine import records
 from tacmap.engine.errors import InputError
 
 
@@ -29,7 +29,7 @@ def demos() -> list[tuple[str, str, Path]]:
     found = []
     for path in sorted(demo_folder().glob("*.tacmap")):
         try:
-            head = storage.parse_json(path.read_bytes())
+            head = records.parse(path.read_bytes())
             found.append((str(head["ruleset"]["id"]), str(head["encounter"]["name"]), path))
         except (InputError, OSError, KeyError, TypeError):
             continue  # a damaged demo is left out of the menu rather than breaking it

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
-from tacmap.engine.codec import Json
+from msgspec.structs import replace
+
+from tacmap.engine.records import Json
 from tacmap.engine.statblock import StatField
 from tacmap.engine.state import Token
 from tacmap.ui.qt import (

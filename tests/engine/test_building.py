@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
-from tacmap.engine import codec, storage
+from tacmap.engine import records, storage
 from tacmap.engine.commands import (
     AddToken,
     Attack,
@@ -321,7 +321,7 @@ def test_files_from_before_the_lock_still_load(registry: Registry) -> None:
     loaded = storage.loads(json.dumps(doc), registry)
     assert loaded.state == ref.state and not loaded.state.map.image_locked
     assert loaded.log[0].events == ref.log[0].events
-    assert codec.decode({"type": "set_map_image", "image": "a.png"}, Command) == \
+    assert records.convert({"type": "set_map_image", "image": "a.png"}, Command) == \
         SetMapImage("a.png")
 
 
@@ -330,5 +330,5 @@ def test_every_new_command_reads_back_from_a_script_line() -> None:
     for cmd in (EditToken(ana), SetWalls((WALL,)), SetDiagonal("euclidean"),
                 RenameEncounter("Night"), SetMapImage("a.png", locked=True)):
         assert cmd.override
-        line = json.dumps(codec.encode(cmd))
-        assert codec.decode(json.loads(line), Command) == cmd
+        line = records.encode(cmd)
+        assert records.decode(line, Command) == cmd

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 import pytest
 
-from tacmap.engine.convert import Invalid, convert
+from tacmap.engine.convert import Invalid, convert, locate, place
 from tacmap.engine.errors import InputError
 
 
@@ -78,3 +78,21 @@ def test_a_record_check_names_the_key_it_is_about(raw: object, sentence: str) ->
     with pytest.raises(InputError) as err:
         convert(raw, Game, "ruleset.toml")
     assert str(err.value) == sentence
+
+
+def test_locate_finds_the_value_its_type_and_a_table_key() -> None:
+    raw = {"weapons": {"axe": {}, "halberd": {"reach": "far"}}}
+    try:
+        msgspec.convert(raw, Data, strict=True)
+    except msgspec.ValidationError as err:
+        found = locate(err, raw, Data)
+    assert (found.message, found.parts, found.value) == (
+        "Expected `int`, got `str`", ["weapons", "halberd", "reach"], "far")
+    assert found.kinds[1:] == [dict[str, Weapon], Weapon, Annotated[int, msgspec.Meta(ge=1)]]
+    assert place(["log", "3", "events", "0"]) == "log[3].events[0]"
+
+
+def test_locate_joins_the_places_of_a_complaint_passed_on_from_a_hook() -> None:
+    err = msgspec.ValidationError("Expected `int`, got `str` - at `$[1]` - at `$.marks`")
+    found = locate(err, {"marks": [[1, 2], [3, "x"]]}, Data)
+    assert (found.parts, found.value) == (["marks", "1"], [3, "x"])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import codec, options, storage
+from tacmap.engine import options, records, storage
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, StartCombat
 from tacmap.engine.errors import RuleError
 from tacmap.engine.options import command_for
@@ -84,7 +84,7 @@ def test_every_offered_option_is_a_command_its_ruleset_knows(registry: Registry,
             seen.add(option.key)
             cmd = aimed(referee, actor, option)
             # It is a record the log can keep: it goes to JSON and back unchanged.
-            assert codec.decode(codec.encode(cmd), Command) == cmd
+            assert records.decode(records.encode(cmd), Command) == cmd
             # And the ruleset takes it up: it may say "not now", never "no such action".
             trial = Referee(copy.deepcopy(referee.state), referee.ruleset)
             try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import codec
+from tacmap.engine import records
 from tacmap.engine.errors import InputError
 from tacmap.engine.roster import (
     APPLICATION_ID,
@@ -178,7 +178,7 @@ def test_export_then_import_into_another_roster(tmp_path: Path, roster: Roster) 
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert (doc["format"], doc["version"]) == ("tacmap-roster", 1)
     assert doc["combatants"][0] == {"ruleset": "action_pool", "tags": ["melee"],
-                                    "token": codec.encode(ORC)}
+                                    "token": records.plain(ORC)}
     assert roster.export_json(tmp_path / "sr.json", "speed_rank") == 1
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
     with Roster(tmp_path / "other.sqlite3") as other:
@@ -196,18 +196,18 @@ def _export(path: Path, combatants: list[object], version: object = 1) -> Path:
     return path
 
 
-GOOD = {"ruleset": "action_pool", "tags": ["melee"], "token": codec.encode(ORC)}
+GOOD = {"ruleset": "action_pool", "tags": ["melee"], "token": records.plain(ORC)}
 
 
 @pytest.mark.parametrize(("doc", "words"), [
     ({"version": 2}, "was written by a newer tacmap (roster file version 2, this one reads "
                      "up to 1)"),
     ({"version": "1"}, "\"version\" must be a whole number from 1"),
-    ({"combatants": [GOOD, {**GOOD, "token": {**codec.encode(ORC), "hp": "lots"}}]},
+    ({"combatants": [GOOD, {**GOOD, "token": {**records.plain(ORC), "hp": "lots"}}]},
      "combatants[1].token.hp: expected a whole number, got text"),
     ({"combatants": [GOOD, {**GOOD, "tags": "melee"}]},
      "combatants[1].tags: expected a list, got text"),
-    ({"combatants": [GOOD, {"token": codec.encode(ORC)}]}, "combatants[1]: missing 'ruleset'"),
+    ({"combatants": [GOOD, {"token": records.plain(ORC)}]}, "combatants[1]: missing 'ruleset'"),
     ({"combatants": [GOOD, {**GOOD, "colour": "red"}]}, "combatants[1]: unknown key 'colour'"),
     ({"combatants": [GOOD, {**GOOD, "token": {"type": "move", "actor": "x"}}]},
      "combatants[1].token: unknown token type 'move'"),
@@ -284,7 +284,7 @@ def test_next_copy_counts_orc_orc_2_orc_3() -> None:
 WRITER = r"""
 import json, random, sys
 from pathlib import Path
-from tacmap.engine import codec
+from tacmap.engine import records
 from tacmap.engine.roster import Roster
 from tacmap.engine.state import Token
 
@@ -296,7 +296,7 @@ while True:
     k += 1
     # 25 entries in one transaction (an import): ids t<k>-0 … t<k>-24, tagged b<k>.
     batch = [{"ruleset": "action_pool", "tags": [f"b{k}", "crash"],
-              "token": codec.encode(Token(f"t{k}-{j}", f"B{k} #{j}", "foes", 0, 0,
+              "token": records.plain(Token(f"t{k}-{j}", f"B{k} #{j}", "foes", 0, 0,
                                           stats={"note": "x" * rng.randrange(4000)}))}
              for j in range(25)]
     doc = folder / f"batch{k}.json"
@@ -366,3 +366,10 @@ def test_a_writer_killed_mid_write_leaves_a_readable_consistent_roster(tmp_path:
         assert child.returncode == -signal.SIGKILL
         counts.append(_consistent(path, attempt + 1))
         assert counts[-1] > counts[-2]
+
+
+def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path, roster: Roster) -> None:
+    path = tmp_path / "bom.json"
+    doc = {"format": "tacmap-roster", "version": 1, "combatants": [GOOD]}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc).encode())
+    assert roster.import_json(path) == 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import tempfile
-from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from msgspec.structs import replace
 
 from tacmap.engine import storage
 from tacmap.engine.commands import (

@@ -143,6 +143,45 @@ def test_bad_files_get_one_clear_line(tmp_path: Path, registry: Registry, name: 
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(("where", "value", "sentence"), [
+    ("encounter/tokens/1/hp", "x", "encounter.tokens[1].hp: expected a whole number, got text"),
+    ("encounter/tokens/0/stats", {"dex": [1, 10**12]},
+     "encounter.tokens[0].stats.dex[1]: number 1e+12 is out of range (limit ±1,000,000,000)"),
+    ("encounter/map/walls/0", {"type": "wall", "points": [[0, 0]]},
+     "encounter.map.walls[0]: a wall needs at least two points"),
+    ("encounter/schedule/index", 9, "encounter.schedule: Turn position 9 is outside the turn "
+                                    "order."),
+    ("log/1/command/actor", 5, "log[1].command.actor: expected text, got a number"),
+    ("log/1/events/1/roll/faces", [1, "six"], "log[1].events[1].roll.faces[1]: expected a whole "
+                                              "number, got text"),
+    ("log/1/events/0/new/order", ["ana", 3], "log[1].events[0].new.order[1]: expected text, got "
+                                             "a number"),
+    ("log/0/command/order", "ana", "log[0].command.order: expected a list, got text"),
+])
+def test_a_bad_value_in_a_file_is_one_sentence_naming_file_and_path(
+        tmp_path: Path, registry: Registry, where: str, value: Any, sentence: str) -> None:
+    path = saved(tmp_path, registry)
+    _bad(path, _set(_doc(path), where, value))
+    with pytest.raises(InputError) as err:
+        storage.load(path, registry)
+    assert str(err.value) == f"{path}: {sentence}"
+
+
+@pytest.mark.parametrize("name", ["action_pool-v1-played", "speed_rank-v1-played"])
+def test_a_version_1_file_reads_and_writes_back_byte_for_byte(registry: Registry,
+                                                              name: str) -> None:
+    raw = (Path(__file__).parents[1] / "fixtures" / "files" / f"{name}.tacmap").read_bytes()
+    loaded = storage.loads(raw, registry)
+    assert storage.encode(loaded.state, loaded.log, loaded.images) == raw
+
+
+def test_a_file_saved_with_a_byte_order_mark_opens(tmp_path: Path, registry: Registry) -> None:
+    path = saved(tmp_path, registry)
+    before = storage.load(path, registry)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert storage.load(path, registry).state == before.state
+
+
 def test_missing_file_and_folder(tmp_path: Path, registry: Registry) -> None:
     with pytest.raises(InputError, match="no such file"):
         storage.load(tmp_path / "nope.tacmap", registry)

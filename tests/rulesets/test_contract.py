@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
+from tacmap.engine import records
 from tacmap.engine.commands import Move
 from tacmap.engine.options import command_for
 from tacmap.engine.ruleset import Registry
@@ -42,7 +42,7 @@ def demos() -> dict[str, Path]:
     """The shipped demo encounter of each ruleset, by ruleset id."""
     found: dict[str, Path] = {}
     for path in sorted((ROOT / "resources").glob("*.tacmap")):
-        found.setdefault(storage.parse_json(path.read_bytes())["ruleset"]["id"], path)
+        found.setdefault(records.parse(path.read_bytes())["ruleset"]["id"], path)
     return found
 
 

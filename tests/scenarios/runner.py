@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tacmap.engine import codec
+from tacmap.engine import records, storage
 from tacmap.engine.commands import Command
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import RuleError
@@ -44,16 +44,11 @@ def load_lines(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def build_state(body: dict[str, Any]) -> Encounter:
+def build_state(body: dict[str, Any], registry: Registry) -> Encounter:
     """An Encounter from a file-style ``encounter`` body (tokens as a list)."""
-    body = dict(body)
-    tokens = body.pop("tokens", [])
-    body["tokens"] = {}
-    state: Encounter = codec.decode(body, Encounter, "encounter")
-    for i, raw in enumerate(tokens):
-        token = codec.decode(raw, Token, f"tokens[{i}]")
-        state.tokens[token.id] = token
-    return state
+    doc = {"format": storage.FORMAT, "version": storage.VERSION,
+           "ruleset": {"id": body["ruleset"]}, "encounter": body}
+    return storage.loads(json.dumps(doc), registry).state
 
 
 def _subset(expected: Any, actual: Any) -> bool:
@@ -79,12 +74,12 @@ def run(path: Path, registry: Registry) -> Referee:
     lines = load_lines(path)
     head = lines[0]
     assert "encounter" in head, f"{path}: line {head['_line']} must hold the encounter"
-    state = build_state(head["encounter"])
+    state = build_state(head["encounter"], registry)
     referee = Referee(state, registry.get(state.ruleset))
     for step in lines[1:]:
         where = f"{path.name}:{step['_line']}"
         if "command" in step:
-            cmd = codec.decode(step["command"], Command, "command")
+            cmd = records.convert(step["command"], Command, "command")
             dice = FixedDice(step.get("dice", []))
             if "error" in step:
                 before = copy.deepcopy(referee.state)
@@ -103,7 +98,7 @@ def run(path: Path, registry: Registry) -> Referee:
             assert dice.used == len(dice.faces), \
                 f"{where}: {len(dice.faces) - dice.used} given dice were not used"
             if "events" in step:
-                got = json.loads(json.dumps([codec.encode(e) for e in events]))
+                got = records.plain(list(events))
                 want = step["events"]
                 assert len(got) == len(want) and all(
                     _subset(w, g) for w, g in zip(want, got, strict=True)), \
@@ -116,6 +111,6 @@ def run(path: Path, registry: Registry) -> Referee:
                 token = referee.state.token(key)
                 for attr, want in checks.items():
                     got = _get(token, attr)
-                    got = json.loads(json.dumps(codec.encode(got)))
+                    got = records.plain(got)
                     assert got == want, f"{where}: {key}.{attr} is {got!r}, expected {want!r}"
     return referee

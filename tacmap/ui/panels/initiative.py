@@ -56,8 +56,8 @@ class OrderList(QListWidget):
             self.on_reorder(after)
 
 
-#: Pixels the turn order keeps in the main window (about six two-line rows).
-ORDER_MIN_HEIGHT = 220
+#: Pixels the turn order keeps in the main window (about four two-line rows).
+ORDER_MIN_HEIGHT = 150
 
 
 class InitiativePanel(QWidget):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from tacmap.engine.commands import describe
 from tacmap.engine.events import Event
 from tacmap.engine.referee import Entry
@@ -28,9 +26,9 @@ TOKEN_FIELDS = ("token", "who", "mover", "enemy", "actor", "target")
 def tokens_named(record: object) -> set[str]:
     """Token ids a command or event is about."""
     out = set()
-    for f in dataclasses.fields(record):  # type: ignore[arg-type]
-        if f.name in TOKEN_FIELDS:
-            value = getattr(record, f.name)
+    for name in getattr(record, "__struct_fields__", ()):
+        if name in TOKEN_FIELDS:
+            value = getattr(record, name)
             if isinstance(value, str) and value:
                 out.add(value)
     return out

@@ -9,9 +9,8 @@ Bo), Bo (Blue, mace and shield), Cy (Blue, unarmed, far off).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from tacmap.engine.commands import Act, Attack, Move, StartCombat
 from tacmap.engine.errors import RuleError
