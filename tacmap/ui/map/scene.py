@@ -12,7 +12,7 @@ from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
-from tacmap.ui.map.token_item import CELL, TokenItem
+from tacmap.ui.map.token_item import CELL, TokenItem, label_width
 from tacmap.ui.qt import (
     QColor,
     QFont,
@@ -107,6 +107,9 @@ class MapScene(QGraphicsScene):
         self.missing: set[str] = set()
         self._image_key: tuple[object, ...] | None = None
         self._walls_key: object = None
+        self._labels_key: object = None
+        #: Tokens whose name tags are faded while a drag passes over them.
+        self._faded: set[str] = set()
         self.state = state
         self.sync(state)
 
@@ -146,7 +149,32 @@ class MapScene(QGraphicsScene):
         for gone in set(self.items_by_id) - seen:
             item = self.items_by_id.pop(gone)
             self.removeItem(item)
+            self._faded.discard(gone)
         self.marks.set_looks(current)
+        key = [(look.id, look.name, look.x, look.y, look.size) for look in current]
+        if key != self._labels_key:
+            self._labels_key = key
+            for tid, (above, full) in place_labels(current).items():
+                self.items_by_id[tid].set_label(above, full)
+
+    def fade_labels(self, areas: list[QRectF]) -> None:
+        """Fade the name tags that ``areas`` (scene rects: a drag's path, ghost, notes) cover."""
+        hit: set[str] = set()
+        box = QRectF()
+        for area in areas:
+            box = box.united(area)
+        for item in self.items(box) if areas else ():
+            if isinstance(item, TokenItem):
+                tag = item.mapRectToScene(item.label_rect())
+                if any(tag.intersects(area) for area in areas):
+                    hit.add(item.token_id)
+        for tid in self._faded - hit:
+            token = self.items_by_id.get(tid)
+            if token is not None:
+                token.set_label_faded(False)
+        for tid in hit - self._faded:
+            self.items_by_id[tid].set_label_faded(True)
+        self._faded = hit
 
     def picture(self, name: str | None) -> QPixmap:
         """An image the encounter names: a file in its image folder or a ``data:`` URI.
@@ -286,3 +314,47 @@ class MapScene(QGraphicsScene):
         pen = QPen(GRID_MAJOR, 0)
         painter.setPen(pen)
         painter.drawLines(major)
+
+
+def place_labels(current: list[TokenLook]) -> dict[str, tuple[bool, bool]]:
+    """Where each name tag goes: ``{id: (above, full)}``.
+
+    A tag is the full name (up to ``LABEL_CELLS`` wide), centred under its
+    token. Where that would cover another tag or a neighbour's disc, it goes
+    above the token instead; where that is taken too, it is cut to the token's
+    own width under it. Tags run along the grid line under (or over) a token,
+    so only tokens touching that line can collide with it.
+    """
+    # (line, column) → intervals of that grid line taken, in cells: tokens touching the
+    # line from either side, then the tags placed so far.
+    taken: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
+
+    def take(line: int, a: float, b: float, owner: str) -> None:
+        for col in range(math.floor(a), math.ceil(b)):
+            taken.setdefault((line, col), []).append((a, b, owner))
+
+    def free(line: int, a: float, b: float, owner: str) -> bool:
+        for col in range(math.floor(a), math.ceil(b)):
+            for x0, x1, who in taken.get((line, col), ()):
+                if who != owner and x0 < b - 1e-6 and a < x1 - 1e-6:
+                    return False
+        return True
+
+    for look in current:
+        take(look.y, look.x, look.x + look.size, look.id)
+        take(look.y + look.size, look.x, look.x + look.size, look.id)
+    out = {}
+    for look in current:
+        half = label_width(look.name) / CELL / 2
+        middle = look.x + look.size / 2
+        a, b = middle - half, middle + half
+        for above in (False, True):
+            line = look.y if above else look.y + look.size
+            if free(line, a, b, look.id):
+                take(line, a, b, look.id + "/tag")
+                out[look.id] = (above, True)
+                break
+        else:
+            take(look.y + look.size, look.x, look.x + look.size, look.id + "/tag")
+            out[look.id] = (False, False)
+    return out

@@ -131,6 +131,7 @@ class InitiativePanel(QWidget):
             button = QPushButton(option.label)
             button.setEnabled(option.enabled)
             button.setToolTip(option.reason)
+            button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             command = command_for(self.active or "", option)
             button.clicked.connect(lambda _=False, c=command: self.run(c))
             self.actions_layout.addWidget(button)
