@@ -149,7 +149,12 @@ class Combat:
             attacks = [o for o in offered if o.key == "attack"] or offered
             options = [o for o in attacks if o.enabled]
             if options:
-                self.aim(actor, token_id, options[0])
+                preview = self.host.session.referee.preview(
+                    command_for(actor, options[0], token_id))
+                if preview.legal:
+                    self.aim(actor, token_id, options[0])
+                else:  # out of reach, no line of sight …: nothing to weigh up
+                    self.refuse(actor, token_id, options[0], preview.reason)
                 return
             # Refused only while it is the selected token's turn: otherwise the click
             # picks the next token to act (or one to edit), as a click on anyone does.
@@ -158,13 +163,13 @@ class Combat:
                 return
         self.host.select(token_id)
 
-    def refuse(self, actor: str, target: str, option: ActionOption) -> None:
+    def refuse(self, actor: str, target: str, option: ActionOption, reason: str = "") -> None:
         """``actor`` cannot take ``option`` against ``target``: say why; keep ``actor`` selected."""
         state = self.host.session.referee.state
         who, whom = state.tokens[actor].name, state.tokens[target].name
         what = f"attack {whom}" if option.key == "attack" else f"{option.label} on {whom}"
         self.host.statusBar().showMessage(
-            f"{who} cannot {what}: {option.reason or 'not now'}", 10000)
+            f"{who} cannot {what}: {reason or option.reason or 'not now'}", 10000)
         self.host.scene.float_text(target, f"✗ {option.label}", REFUSED)
 
     def token_menu(self, token_id: str, at: QPoint) -> None:

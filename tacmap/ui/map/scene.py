@@ -110,6 +110,8 @@ class MapScene(QGraphicsScene):
         self._labels_key: object = None
         #: Tokens whose name tags are faded while a drag passes over them.
         self._faded: set[str] = set()
+        #: Notes floating over each token now.
+        self._floats: dict[str, list[FloatingText]] = {}
         self.state = state
         self.sync(state)
 
@@ -151,7 +153,7 @@ class MapScene(QGraphicsScene):
             self.removeItem(item)
             self._faded.discard(gone)
         self.marks.set_looks(current)
-        key = [(look.id, look.name, look.x, look.y, look.size) for look in current]
+        key = [(look.id, look.name, look.x, look.y, look.size, look.active) for look in current]
         if key != self._labels_key:
             self._labels_key = key
             for tid, (above, full) in place_labels(current).items():
@@ -228,7 +230,11 @@ class MapScene(QGraphicsScene):
             return
         label = FloatingText(text, colour)
         edge = item.look.size * CELL
-        start = item.pos() + QPointF(edge / 2, -4)
+        # Notes that rise from one token together ("−7", "Riposte!") stack, not overlap.
+        live = [f for f in self._floats.get(token_id, []) if f.scene() is self]
+        lift = sum(f.boundingRect().height() for f in live)
+        self._floats[token_id] = [*live, label]
+        start = item.pos() + QPointF(edge / 2, -4 - lift)
         self.addItem(label)
         label.rise(start)
 
@@ -320,41 +326,54 @@ def place_labels(current: list[TokenLook]) -> dict[str, tuple[bool, bool]]:
     """Where each name tag goes: ``{id: (above, full)}``.
 
     A tag is the full name (up to ``LABEL_CELLS`` wide), centred under its
-    token. Where that would cover another tag or a neighbour's disc, it goes
-    above the token instead; where that is taken too, it is cut to the token's
-    own width under it. Tags run along the grid line under (or over) a token,
-    so only tokens touching that line can collide with it.
+    token. Where that would cover another tag or the top of a token in the row
+    below, it goes above the token instead (where it must not cover another
+    tag or the bottom, hit points, of a token in the row above); where that is
+    taken too, it is cut to the token's own width, under it or else over it.
+    A tag may run under or over the tokens of its own row: it covers only their
+    edge. The acting tokens choose first and always keep their full name, so
+    their neighbours make way.
     """
-    # (line, column) → intervals of that grid line taken, in cells: tokens touching the
-    # line from either side, then the tags placed so far.
-    taken: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
+    # (grid line, column) → what is on that line there, in cells: the tops ("top") and
+    # bottoms ("bottom") of tokens touching it, and the tags placed so far ("tag").
+    taken: dict[tuple[int, int], list[tuple[float, float, str, str]]] = {}
 
-    def take(line: int, a: float, b: float, owner: str) -> None:
+    def take(line: int, a: float, b: float, owner: str, kind: str) -> None:
         for col in range(math.floor(a), math.ceil(b)):
-            taken.setdefault((line, col), []).append((a, b, owner))
+            taken.setdefault((line, col), []).append((a, b, owner, kind))
 
-    def free(line: int, a: float, b: float, owner: str) -> bool:
+    def free(line: int, a: float, b: float, owner: str, above: bool) -> bool:
+        # A tag under a token hangs over the next row's tops; one over it, the last row's
+        # bottoms; any tag covers the tags on its line.
+        clash = ("tag", "bottom") if above else ("tag", "top")
         for col in range(math.floor(a), math.ceil(b)):
-            for x0, x1, who in taken.get((line, col), ()):
-                if who != owner and x0 < b - 1e-6 and a < x1 - 1e-6:
+            for x0, x1, who, kind in taken.get((line, col), ()):
+                # A disc is round and inset: a tag may graze a footprint's corner.
+                slack = 0.02 if kind == "tag" else 0.12
+                if kind in clash and who != owner and x0 < b - slack and a < x1 - slack:
                     return False
         return True
 
     for look in current:
-        take(look.y, look.x, look.x + look.size, look.id)
-        take(look.y + look.size, look.x, look.x + look.size, look.id)
+        take(look.y, look.x, look.x + look.size, look.id, "top")
+        take(look.y + look.size, look.x, look.x + look.size, look.id, "bottom")
     out = {}
-    for look in current:
+    for look in sorted(current, key=lambda look: not look.active):
         half = label_width(look.name) / CELL / 2
         middle = look.x + look.size / 2
-        a, b = middle - half, middle + half
-        for above in (False, True):
+        wide = (middle - half, middle + half)
+        narrow = (look.x, look.x + look.size)
+        choices = ((True, False), (True, True)) if look.active else \
+            ((True, False), (True, True), (False, False), (False, True))
+        for full, above in choices:
+            a, b = wide if full else narrow
             line = look.y if above else look.y + look.size
-            if free(line, a, b, look.id):
-                take(line, a, b, look.id + "/tag")
-                out[look.id] = (above, True)
+            if free(line, a, b, look.id, above):
                 break
         else:
-            take(look.y + look.size, look.x, look.x + look.size, look.id + "/tag")
-            out[look.id] = (False, False)
+            # No room anywhere: under the token, cut short (the acting token's in full).
+            full, above = look.active, False
+            a, b = wide if full else narrow
+        take(look.y if above else look.y + look.size, a, b, look.id, "tag")
+        out[look.id] = (above, full)
     return out

@@ -127,12 +127,12 @@ class TokenItem(QGraphicsItem):
 
     def outline_pen(self) -> QPen:
         """The disc's outline: dashed on a GM-only token, so the GM sees what players do not."""
-        colour = QColor("#8d8d8d") if self.look.down else QColor(self.look.colour)
         if self.look.hidden:
-            pen = QPen(QColor("#1b1b1b"), 2.5, Qt.PenStyle.DashLine)
-        else:
-            pen = QPen(colour.darker(160), 2)
-        return pen
+            pen = QPen(QColor("#111111"), 3, Qt.PenStyle.DashLine)
+            pen.setDashPattern([2.5, 1.5])
+            return pen
+        colour = QColor("#8d8d8d") if self.look.down else QColor(self.look.colour)
+        return QPen(colour.darker(160), 2)
 
     def hoverEnterEvent(self, event: object) -> None:
         self._hovered = True

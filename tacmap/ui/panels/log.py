@@ -1,17 +1,17 @@
-"""The combat log: one wrapped paragraph per command, newest last; filter by token; copy.
+"""The combat log: every command as a sentence and its events, newest last; filter; copy.
 
-Each entry of the referee's log is one row: a bold heading that says what was
-asked as a sentence (``tacmap.engine.narrate``), then one indented line per
-event. Lines wrap to the dock's width.
+Each entry of the referee's log is a bold heading that says what was asked as
+a sentence (``tacmap.engine.narrate``), then one indented line per event.
+Lines wrap to the dock's width.
 
 A log can be tens of thousands of entries long, so this is a model and a view
 that only ever look at the rows on screen:
 
 * the text of an entry is made when it is first drawn, not when the log is
   opened (a new entry's text is made at once, with the names of that moment);
-* the view holds the newest ``WINDOW`` entries (of those the filter keeps);
-  scrolling to the top fetches ``WINDOW`` older ones, and a new entry trims
-  the view back once it is scrolled to the bottom again. Every entry stays in
+* the view holds the lines of the newest ``WINDOW`` entries (of those the
+  filter keeps); scrolling to the top fetches ``WINDOW`` older ones, and a new
+  entry trims the view back once it is scrolled to the bottom again. Every entry stays in
   the model: the filter, Copy and the text all see the whole log;
 * Qt's views ask the model for its row count once per row on every layout,
   so the row count lives in C++ (a ``QStringListModel`` of empty strings) and
@@ -82,10 +82,11 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class LogModel(QStringListModel):
-    """Every entry of the log; a row for each entry in the view's window.
+    """Every entry of the log; a row for each line of the entries in the view's window.
 
-    Row ``r`` shows entry ``self.shown[self.first + r]``; ``shown`` is every
-    entry index, or those about the filtered token.
+    ``shown`` lists the entries the filter keeps (all of them, or those about
+    one token), oldest first; the view holds ``shown[first:]``, one row per
+    line: ``rows[r]`` is (entry index, line index), line 0 being the heading.
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -94,8 +95,10 @@ class LogModel(QStringListModel):
         self.entries: list[Entry] = []
         #: Entry indexes the filter keeps, oldest first.
         self.shown: list[int] = []
-        #: Index into ``shown`` of the view's first row.
+        #: Index into ``shown`` of the view's first entry.
         self.first = 0
+        #: (entry index, line index) of each row in the view.
+        self.rows: list[tuple[int, int]] = []
         #: Token id the log is filtered to ("": everyone).
         self.who = ""
         self._text: dict[int, list[str]] = {}
@@ -116,19 +119,21 @@ class LogModel(QStringListModel):
         return [f"{i + 1}. {sentence(state, entry.command, entry.events)}",
                 *(_event_text(state, ev) for ev in entry.events)]
 
-    def lines(self, row: int) -> list[tuple[bool, str]]:
-        """Row ``row``'s lines as (is heading, text), only those the filter keeps."""
-        i = self.shown[self.first + row]
-        text = self.text(i)
+    def line(self, row: int) -> tuple[bool, str]:
+        """Row ``row`` as (is a heading, text)."""
+        i, k = self.rows[row]
+        return k == 0, self.text(i)[k]
+
+    def _lines_of(self, i: int) -> list[tuple[int, int]]:
+        """The rows of entry ``i`` the filter keeps: its heading and its events' lines."""
         if not self.who:
-            return [(n == 0, line) for n, line in enumerate(text)]
+            return [(i, k) for k in range(1 + len(self.entries[i].events))]
         _, about = _about(self.entries[i])
-        return [(True, text[0]), *((False, line) for line, a in zip(text[1:], about, strict=True)
-                                   if self.who in a)]
+        return [(i, 0), *((i, k + 1) for k, a in enumerate(about) if self.who in a)]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if role == Qt.ItemDataRole.DisplayRole and index.isValid():
-            return "\n".join(text for _, text in self.lines(index.row()))
+            return self.line(index.row())[1]
         return None
 
     # --- keeping in step with the referee -----------------------------------------------
@@ -151,7 +156,8 @@ class LogModel(QStringListModel):
         else:
             self.shown = list(range(len(self.entries)))
         self.first = max(0, len(self.shown) - WINDOW)
-        self.setStringList([""] * (len(self.shown) - self.first))
+        self.rows = [r for i in self.shown[self.first:] for r in self._lines_of(i)]
+        self.setStringList([""] * len(self.rows))
 
     def append(self, state: Encounter, entry: Entry) -> bool:
         """Add ``entry`` (just executed); True when the filter shows it."""
@@ -162,7 +168,10 @@ class LogModel(QStringListModel):
         if self.who and self.who not in _about(entry)[0]:
             return False
         self.shown.append(i)
-        self.insertRows(self.rowCount(), 1)
+        new = self._lines_of(i)
+        at = len(self.rows)
+        self.rows += new
+        self.insertRows(at, len(new))
         return True
 
     def pop(self) -> None:
@@ -174,30 +183,42 @@ class LogModel(QStringListModel):
         self._text.pop(i, None)
         if self.shown and self.shown[-1] == i:
             self.shown.pop()
-            self.removeRows(self.rowCount() - 1, 1)
-            if self.rowCount() == 0:
+            n = 0
+            while self.rows and self.rows[-1][0] == i:
+                self.rows.pop()
+                n += 1
+            self.removeRows(len(self.rows), n)
+            if not self.rows:
                 self.fetch_older()
 
     def fetch_older(self) -> int:
-        """Add up to ``WINDOW`` older entries at the top of the view; how many were added."""
+        """Add up to ``WINDOW`` older entries at the top of the view; how many rows were added."""
         n = min(WINDOW, self.first)
-        if n:
-            self.first -= n
-            self.insertRows(0, n)
-        return n
+        if not n:
+            return 0
+        self.first -= n
+        new = [r for i in self.shown[self.first:self.first + n] for r in self._lines_of(i)]
+        self.rows[:0] = new
+        self.insertRows(0, len(new))
+        return len(new)
 
     def trim(self) -> None:
-        """Drop all but the newest ``WINDOW`` rows (the view is at the bottom again)."""
-        extra = self.rowCount() - WINDOW
-        if extra > 0:
-            self.first += extra
-            self.removeRows(0, extra)
+        """Drop all but the newest ``WINDOW`` entries from the view (it is at the bottom)."""
+        extra = len(self.shown) - self.first - WINDOW
+        if extra <= 0:
+            return
+        self.first += extra
+        keep = self.shown[self.first]
+        n = next(r for r, (i, _) in enumerate(self.rows) if i == keep)
+        del self.rows[:n]
+        self.removeRows(0, n)
 
     def all_text(self) -> str:
         """Every entry the filter keeps (not only the view's window), one line a line."""
         out = []
-        for row in range(-self.first, len(self.shown) - self.first):
-            out += [("" if heading else "    ") + text for heading, text in self.lines(row)]
+        for i in self.shown:
+            text = self.text(i)
+            out += [("    " if k else "") + text[k] for _, k in self._lines_of(i)]
         return "\n".join(out)
 
 
@@ -209,7 +230,7 @@ def _event_text(state: Encounter, ev: Event) -> str:
 
 
 class LogDelegate(QStyledItemDelegate):
-    """Draws an entry: bold heading, indented event lines, each wrapped to the view."""
+    """Draws a line: a bold heading, or an event indented under it; wrapped to the view."""
 
     def __init__(self, view: LogView) -> None:
         super().__init__(view)
@@ -217,55 +238,53 @@ class LogDelegate(QStyledItemDelegate):
         self.model: LogModel | None = None
         self.bold = QFont(view.font())
         self.bold.setBold(True)
-        #: entry index → (width, lines drawn, laid-out lines, height)
-        self._cache: dict[int, tuple[int, list[tuple[bool, str]],
-                                     list[tuple[int, float, QStaticText]], int]] = {}
+        self._width = 0
+        #: (entry, line) → the line laid out at ``_width``, and its indent.
+        self._cache: dict[tuple[int, int], tuple[str, QStaticText, int]] = {}
 
     def width(self) -> int:
-        """Pixels a line may take before it wraps."""
+        """Pixels a heading may take before it wraps."""
         return max(40, self.view.viewport().width() - 6)
 
-    def layout(self, row: int) -> tuple[list[tuple[int, float, QStaticText]], int]:
-        """Row ``row`` laid out: (indent, top, text) per line, and its height."""
+    def layout(self, row: int) -> tuple[QStaticText, int]:
+        """Row ``row`` laid out: its text and how far it is indented."""
         model = self.model
         assert model is not None
-        i = model.shown[model.first + row]
-        lines = model.lines(row)
+        key = model.rows[row]
+        heading, text = model.line(row)
         width = self.width()
-        hit = self._cache.get(i)
-        if hit is not None and hit[0] == width and hit[1] == lines:
-            return hit[2], hit[3]
-        out = []
-        y = 2.0
-        for heading, text in lines:
-            indent = 0 if heading else INDENT
-            static = QStaticText(text)
-            static.setTextFormat(Qt.TextFormat.PlainText)
-            static.setTextWidth(width - indent)
-            static.prepare(font=self.bold if heading else self.view.font())
-            out.append((indent, y, static))
-            y += static.size().height()
-        height = int(y) + 4
-        if len(self._cache) > 4 * WINDOW:
+        if width != self._width or len(self._cache) > 20 * WINDOW:
+            self._width = width
             self._cache.clear()
-        self._cache[i] = (width, lines, out, height)
-        return out, height
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == text:
+            return hit[1], hit[2]
+        indent = 0 if heading else INDENT
+        static = QStaticText(text)
+        static.setTextFormat(Qt.TextFormat.PlainText)
+        static.setTextWidth(width - indent)
+        static.prepare(font=self.bold if heading else self.view.font())
+        self._cache[key] = (text, static, indent)
+        return static, indent
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        return QSize(self.width(), self.layout(index.row())[1])
+        static, _ = self.layout(index.row())
+        top = 4 if index.row() and self.model is not None and self.model.rows[index.row()][1] == 0 \
+            else 0
+        return QSize(self.width(), int(static.size().height()) + 2 + top)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         rect = option.rect
-        state = option.state
         palette = option.palette
-        selected = bool(state & QStyle.StateFlag.State_Selected)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if selected:
             painter.fillRect(rect, palette.highlight())
         painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
-        lines, _ = self.layout(index.row())
-        for n, (indent, y, static) in enumerate(lines):
-            painter.setFont(self.bold if n == 0 else self.view.font())
-            painter.drawStaticText(rect.x() + 3 + indent, rect.y() + int(y), static)
+        static, indent = self.layout(index.row())
+        heading = indent == 0
+        painter.setFont(self.bold if heading else self.view.font())
+        top = rect.bottom() + 1 - int(static.size().height()) - 1
+        painter.drawStaticText(rect.x() + 3 + indent, top, static)
 
 
 class LogView(QTreeView):
