@@ -65,6 +65,9 @@ class Combat:
         self.menu: QMenu | None = None
         #: The reason a hovered menu item showed in the status bar, if any.
         self._explained = ""
+        # Made now: until the window has a status bar, Qt drops the status tips that
+        # say why an action button is greyed.
+        host.statusBar()
 
     # --- commands ---------------------------------------------------------------------------
 

@@ -22,8 +22,8 @@ from tacmap.ui.qt import (
 CELL = 48.0
 """Scene units per metre (one grid cell)."""
 
-_NAME_FONT = QFont("DejaVu Sans", 9)
-_NAME_FONT.setBold(True)
+NAME_FONT = QFont("DejaVu Sans", 9)
+NAME_FONT.setBold(True)
 _BADGE_FONT = QFont("DejaVu Sans", 7)
 _BADGE_FONT.setBold(True)
 
@@ -47,7 +47,7 @@ _METRICS: list[QFontMetricsF] = []
 
 def _metrics() -> QFontMetricsF:
     if not _METRICS:
-        _METRICS.append(QFontMetricsF(_NAME_FONT))
+        _METRICS.append(QFontMetricsF(NAME_FONT))
     return _METRICS[0]
 
 
@@ -72,6 +72,11 @@ class TokenItem(QGraphicsItem):
         #: A drag passes over the tag: draw it faint.
         self.label_faded = False
         self._apply()
+
+    @property
+    def hovered(self) -> bool:
+        """The mouse is over the token (its footprint, not its name tag)."""
+        return self._hovered
 
     @property
     def token_id(self) -> str:
@@ -205,7 +210,7 @@ class TokenItem(QGraphicsItem):
     def _initials(self, painter: QPainter, disc: QRectF) -> None:
         words = [w for w in self.look.name.replace("-", " ").split() if w[:1].isalnum()]
         letters = "".join(w[0] for w in words[:2]).upper() or "?"
-        font = QFont(_NAME_FONT)
+        font = QFont(NAME_FONT)
         font.setPixelSize(max(8, int(disc.height() * 0.38)))
         painter.setFont(font)
         painter.setPen(QColor(255, 255, 255, 235))
@@ -213,7 +218,7 @@ class TokenItem(QGraphicsItem):
                          Qt.AlignmentFlag.AlignCenter, letters)
 
     def _label(self, painter: QPainter, edge: float) -> None:
-        painter.setFont(_NAME_FONT)
+        painter.setFont(NAME_FONT)
         metrics = painter.fontMetrics()
         # The full name, unless the scene found no room for it beside the neighbours'
         # tags; the token being looked at (hovered, selected, acting) always has it.
