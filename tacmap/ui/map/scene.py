@@ -12,7 +12,7 @@ from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
-from tacmap.ui.map.token_item import CELL, TokenItem, label_width
+from tacmap.ui.map.token_item import CELL, LABEL_CELLS, TokenItem, label_width
 from tacmap.ui.qt import (
     QColor,
     QFont,
@@ -34,6 +34,8 @@ from tacmap.ui.qt import (
 OVERVIEW_BELOW = 7.0
 #: How far from a dragged token threatened cells are shown, in metres.
 THREAT_RADIUS = 30
+#: Edge in cells of the blocks tokens are filed under to find the tags a drag covers.
+BIN = 4
 
 BACKGROUND = QColor("#ece6d6")
 OUTSIDE = QColor("#5b5b5b")
@@ -110,6 +112,10 @@ class MapScene(QGraphicsScene):
         self._labels_key: object = None
         #: Tokens whose name tags are faded while a drag passes over them.
         self._faded: set[str] = set()
+        #: Token items by the BIN×BIN block of cells their corner is in (for fading).
+        self._bins: dict[tuple[int, int], list[TokenItem]] = {}
+        self._biggest = 1
+        self._looks: list[TokenLook] = []
         #: Notes floating over each token now.
         self._floats: dict[str, list[FloatingText]] = {}
         self.state = state
@@ -153,11 +159,24 @@ class MapScene(QGraphicsScene):
             self.removeItem(item)
             self._faded.discard(gone)
         self.marks.set_looks(current)
+        self._looks = current
+        if not self.overview:  # (no tags are drawn zoomed far out: placed on the way in)
+            self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Place the name tags anew if any token moved, grew, was renamed or began to act."""
+        current = self._looks
         key = [(look.id, look.name, look.x, look.y, look.size, look.active) for look in current]
-        if key != self._labels_key:
-            self._labels_key = key
-            for tid, (above, full) in place_labels(current).items():
-                self.items_by_id[tid].set_label(above, full)
+        if key == self._labels_key:
+            return
+        self._labels_key = key
+        for tid, (above, full) in place_labels(current).items():
+            self.items_by_id[tid].set_label(above, full)
+        bins: dict[tuple[int, int], list[TokenItem]] = {}
+        for look in current:
+            bins.setdefault((look.x // BIN, look.y // BIN), []).append(self.items_by_id[look.id])
+        self._bins = bins
+        self._biggest = max((look.size for look in current), default=1)
 
     def fade_labels(self, areas: list[QRectF]) -> None:
         """Fade the name tags that ``areas`` (scene rects: a drag's path, ghost, notes) cover."""
@@ -165,11 +184,20 @@ class MapScene(QGraphicsScene):
         box = QRectF()
         for area in areas:
             box = box.united(area)
-        for item in self.items(box) if areas else ():
-            if isinstance(item, TokenItem):
-                tag = item.mapRectToScene(item.label_rect())
-                if any(tag.intersects(area) for area in areas):
-                    hit.add(item.token_id)
+        if areas:
+            # The tokens whose tags can reach the box: a tag hangs one row under or over
+            # its token and is at most LABEL_CELLS wide around its middle.
+            reach = LABEL_CELLS / 2 + self._biggest
+            x0 = math.floor(box.left() / CELL - reach) // BIN
+            x1 = math.floor(box.right() / CELL + reach) // BIN
+            y0 = math.floor(box.top() / CELL - 1 - self._biggest) // BIN
+            y1 = math.floor(box.bottom() / CELL + 1) // BIN
+            for bx in range(x0, x1 + 1):
+                for by in range(y0, y1 + 1):
+                    for item in self._bins.get((bx, by), ()):
+                        tag = item.label_rect().translated(item.pos())
+                        if tag.intersects(box) and any(tag.intersects(a) for a in areas):
+                            hit.add(item.token_id)
         for tid in self._faded - hit:
             token = self.items_by_id.get(tid)
             if token is not None:
@@ -219,6 +247,8 @@ class MapScene(QGraphicsScene):
         """Marks instead of token items (zoomed far out), or back."""
         if on != self.overview:
             self.overview = on
+            if not on:
+                self._place_labels()
             for item in self.items_by_id.values():
                 item.setVisible(not on)
             self.marks.setVisible(on)

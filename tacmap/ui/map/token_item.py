@@ -39,7 +39,13 @@ FADED_LABEL = 0.15
 
 def label_width(name: str) -> float:
     """Scene units the name tag of ``name`` takes at full length (capped at LABEL_CELLS)."""
-    return min(_metrics().horizontalAdvance(name) + 10, LABEL_CELLS * CELL)
+    width = _WIDTHS.get(name)
+    if width is None:
+        width = _WIDTHS[name] = min(_metrics().horizontalAdvance(name) + 10, LABEL_CELLS * CELL)
+    return width
+
+
+_WIDTHS: dict[str, float] = {}
 
 
 _METRICS: list[QFontMetricsF] = []

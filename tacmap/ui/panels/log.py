@@ -52,10 +52,12 @@ from tacmap.ui.qt import (
 TOKEN_FIELDS = ("token", "who", "mover", "enemy", "actor", "target")
 
 #: Entries the view holds at once; scrolling to the top fetches this many more.
-WINDOW = 1000
+WINDOW = 300
 
 #: Pixels an event line is indented under its heading.
 INDENT = 14
+#: Pixels of air above a heading.
+GAP = 4
 
 
 def tokens_named(record: object) -> set[str]:
@@ -203,9 +205,12 @@ class LogModel(QStringListModel):
         return len(new)
 
     def trim(self) -> None:
-        """Drop all but the newest ``WINDOW`` entries from the view (it is at the bottom)."""
+        """Drop all but the newest ``WINDOW`` entries from the view (it is at the bottom).
+
+        Only once the view holds a quarter more than that: not at every entry.
+        """
         extra = len(self.shown) - self.first - WINDOW
-        if extra <= 0:
+        if extra <= WINDOW // 4:
             return
         self.first += extra
         keep = self.shown[self.first]
@@ -239,39 +244,37 @@ class LogDelegate(QStyledItemDelegate):
         self.bold = QFont(view.font())
         self.bold.setBold(True)
         self._width = 0
-        #: (entry, line) → the line laid out at ``_width``, and its indent.
-        self._cache: dict[tuple[int, int], tuple[str, QStaticText, int]] = {}
+        #: Pixels a line may take before it wraps (follows the view's width).
+        self.wrap_at = 40
+        #: (entry, line) → (the entry's lines, this one laid out at ``_width``, its indent,
+        #: the row's height).
+        self._cache: dict[tuple[int, int], tuple[list[str], QStaticText, int, int]] = {}
 
-    def width(self) -> int:
-        """Pixels a heading may take before it wraps."""
-        return max(40, self.view.viewport().width() - 6)
-
-    def layout(self, row: int) -> tuple[QStaticText, int]:
-        """Row ``row`` laid out: its text and how far it is indented."""
+    def layout(self, row: int) -> tuple[QStaticText, int, int]:
+        """Row ``row`` laid out: its text, how far it is indented, the row's height."""
         model = self.model
         assert model is not None
         key = model.rows[row]
-        heading, text = model.line(row)
-        width = self.width()
-        if width != self._width or len(self._cache) > 20 * WINDOW:
-            self._width = width
+        lines = model.text(key[0])
+        if self.wrap_at != self._width or len(self._cache) > 20 * WINDOW:
+            self._width = self.wrap_at
             self._cache.clear()
         hit = self._cache.get(key)
-        if hit is not None and hit[0] == text:
-            return hit[1], hit[2]
+        if hit is not None and hit[0] is lines:  # (an undone entry's number is reused)
+            return hit[1], hit[2], hit[3]
+        heading = key[1] == 0
         indent = 0 if heading else INDENT
-        static = QStaticText(text)
+        static = QStaticText(lines[key[1]])
         static.setTextFormat(Qt.TextFormat.PlainText)
-        static.setTextWidth(width - indent)
+        static.setTextWidth(self._width - indent)
         static.prepare(font=self.bold if heading else self.view.font())
-        self._cache[key] = (text, static, indent)
-        return static, indent
+        # A little air above each heading.
+        height = int(static.size().height()) + 2 + (0 if indent else GAP)
+        self._cache[key] = (lines, static, indent, height)
+        return static, indent, height
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        static, _ = self.layout(index.row())
-        top = 4 if index.row() and self.model is not None and self.model.rows[index.row()][1] == 0 \
-            else 0
-        return QSize(self.width(), int(static.size().height()) + 2 + top)
+        return QSize(self.wrap_at, self.layout(index.row())[2])
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         rect = option.rect
@@ -280,11 +283,10 @@ class LogDelegate(QStyledItemDelegate):
         if selected:
             painter.fillRect(rect, palette.highlight())
         painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
-        static, indent = self.layout(index.row())
-        heading = indent == 0
-        painter.setFont(self.bold if heading else self.view.font())
-        top = rect.bottom() + 1 - int(static.size().height()) - 1
-        painter.drawStaticText(rect.x() + 3 + indent, top, static)
+        static, indent, _ = self.layout(index.row())
+        painter.setFont(self.view.font() if indent else self.bold)
+        painter.drawStaticText(rect.x() + 3 + indent, rect.y() + 1 + (0 if indent else GAP),
+                               static)
 
 
 class LogView(QTreeView):
@@ -307,7 +309,9 @@ class LogView(QTreeView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
+        wrap_at = max(40, self.viewport().width() - 6)
+        if wrap_at != self.delegate.wrap_at:
+            self.delegate.wrap_at = wrap_at
             self.scheduleDelayedItemsLayout()  # every row wraps anew
 
     def at_bottom(self) -> bool:
