@@ -85,6 +85,8 @@ class TokenMarks(QGraphicsItem):
         groups: dict[str, list[QRectF]] = {}
         for look in looks:
             colour = "#8d8d8d" if look.down else look.colour
+            if look.hidden:
+                colour = "#73" + colour[1:]  # GM-only: faint here too (#aarrggbb)
             edge = look.size * CELL
             groups.setdefault(colour, []).append(QRectF(look.x * CELL + 4, look.y * CELL + 4,
                                                         edge - 8, edge - 8))
