@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from tacmap.bench import Measure, time_runs
 from tacmap.engine import storage
 from tacmap.engine.commands import StartCombat
 from tacmap.engine.errors import RuleError
+from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import Encounter
 
@@ -47,6 +49,28 @@ def _started(state: Encounter, ruleset: Ruleset) -> None:
     # A ruleset that starts combat differently draws the same map all the same.
     with contextlib.suppress(RuleError):
         Referee(state, ruleset).execute(StartCombat(tuple(state.tokens)[:50]))
+
+
+def long_log(registry: Registry, entries: int = 50_000) -> tuple[Encounter, list[Entry]]:
+    """The demo encounter and a log of ``entries`` real entries (moves, attacks with their
+    rolls and reactions, turns ending, GM changes): one short fight, played and repeated."""
+    from tacmap.engine.commands import Attack, EndTurn, FreeMove, SetHp
+    from tacmap.engine.referee import Referee
+    from tacmap.ui.demos import demo_path
+
+    state = storage.load(demo_path(), registry).state
+    referee = Referee(state, registry.get(state.ruleset))
+    referee.execute(StartCombat())
+    referee.execute(FreeMove("aldric", (13, 9)))
+    for _ in range(6):
+        for cmd in (Attack("aldric", "barry"), EndTurn(), Attack("barry", "aldric"), EndTurn(),
+                    SetHp("barry", 34), SetHp("aldric", 28)):
+            with contextlib.suppress(RuleError):
+                referee.execute(cmd)
+        while getattr(referee.state.schedule, "current", "aldric") != "aldric":
+            referee.execute(EndTurn())
+    played = referee.log
+    return referee.state, [played[i % len(played)] for i in range(entries)]
 
 
 def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], quick: bool,
@@ -152,13 +176,77 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
         measure("map: open 2,000 tokens until all are drawn",
                 time_runs(open_and_draw, 3 if quick else 8), 1000.0, "max")
 
+    # The log panel with a 50,000-entry log: appending one entry, and opening it all.
+    with tempfile.TemporaryDirectory() as home:
+        _log_figures(registry, quick, measure, home)
+
     # Cold start to a drawn window, in a fresh process.
-    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     samples = []
-    for _ in range(2 if quick else 5):
-        done = subprocess.run([sys.executable, "-c", COLD_START, repr(time.time())],
-                              capture_output=True, text=True, env=env, check=False, timeout=120)
-        if done.returncode != 0:
-            raise RuntimeError(f"cold start failed: {done.stderr[-500:]}")
-        samples.append(float(done.stdout.split()[-1]) * 1000)
+    with tempfile.TemporaryDirectory() as home:
+        # A home of its own: an autosave left in the user's would stop the start at
+        # the "restore the unsaved changes?" question.
+        env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                   TACMAP_HOME=home)
+        for _ in range(2 if quick else 5):
+            done = subprocess.run([sys.executable, "-c", COLD_START, repr(time.time())],
+                                  capture_output=True, text=True, env=env, check=False,
+                                  timeout=120)
+            if done.returncode != 0:
+                raise RuntimeError(f"cold start failed: {done.stderr[-500:]}")
+            samples.append(float(done.stdout.split()[-1]) * 1000)
     measure("map: cold start to a drawn window (demo)", samples, 1500.0, "max")
+
+
+def _log_figures(registry: Registry, quick: bool, measure: Measure, home: str) -> None:
+    """Append to a 50,000-entry log; open an encounter with one until all of it is listed."""
+    from tacmap.ui.qt import QApplication
+    from tacmap.ui.render import app
+    from tacmap.ui.session import Session
+    from tacmap.ui.window import MainWindow
+
+    if "action_pool" not in registry.manifests:
+        return
+    app()
+    before = os.environ.get("TACMAP_HOME")
+    os.environ["TACMAP_HOME"] = home  # the roster and autosaves of the bench go nowhere
+    try:
+        state, log = long_log(registry)
+        window = MainWindow(registry, Session(registry, copy_of(state), log[:1]),
+                            ask=lambda q: False, tell=lambda text: None)
+        window.resize(1280, 800)
+        window.show()
+        window.log_dock.raise_()
+        QApplication.processEvents()
+        panel = window.log_panel
+
+        def open_all() -> None:
+            # From the window being handed the loaded encounter to every entry listed.
+            window.bind(Session(registry, copy_of(state), list(log)))
+            QApplication.processEvents()
+            panel.lines.viewport().repaint()
+
+        samples = time_runs(open_all, 3 if quick else 8)
+        assert len(panel.model.entries) == len(log)
+        measure("log: open an encounter with a 50,000-entry log, all listed", samples, 500.0,
+                "max")
+
+        extra = iter(log[i % 40] for i in range(10_000))
+        now = window.session.referee.state
+
+        def append() -> None:
+            panel.append(now, next(extra))
+            panel.lines.viewport().repaint()
+
+        measure("log: append one entry to a 50,000-entry log (+ repaint)",
+                time_runs(append, 40 if quick else 400), 2.0, "p95")
+        window.close()
+    finally:
+        if before is None:
+            os.environ.pop("TACMAP_HOME", None)
+        else:
+            os.environ["TACMAP_HOME"] = before
+
+
+def copy_of(state: Encounter) -> Encounter:
+    """A copy to open: each run starts from the same state."""
+    return copy.deepcopy(state)

@@ -7,15 +7,49 @@ sends the command. With physical dice on, every roll asks the GM for faces.
 
 from __future__ import annotations
 
-from tacmap.engine.commands import Attack, Command, describe
+from tacmap.engine.commands import Attack, Command
 from tacmap.engine.dice import ManualDice
 from tacmap.engine.errors import RuleError
-from tacmap.engine.events import Event, HpChanged
+from tacmap.engine.events import HpChanged
+from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.options import command_for
+from tacmap.engine.referee import Entry
 from tacmap.engine.views import ActionOption
 from tacmap.ui.host import Host
+from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.qt import QMenu, QPoint, Qt
+from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, Qt, QWidget, Signal
+
+#: Colours of the notes floated over tokens.
+HURT, HEALED, MISSED, REACTED, REFUSED = "#c8312f", "#2e9d4f", "#555555", "#7a3db8", "#8a5a00"
+
+
+class ReasonMenu(QMenu):
+    """A menu whose greyed items say why: as a tooltip, and through ``explain`` when hovered.
+
+    Qt's own ``hovered`` signal skips disabled items under most styles, so the
+    menu looks for the item under the mouse itself.
+    """
+
+    explain = Signal(str)
+    """The reason a hovered item is disabled ("" over an enabled one)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setToolTipsVisible(True)
+        self.hovered.connect(self._hovered)
+        self._last: QAction | None = None
+
+    def _hovered(self, action: QAction) -> None:
+        if action is not self._last:
+            self._last = action
+            self.explain.emit("" if action.isEnabled() else action.toolTip())
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        action = self.actionAt(event.position().toPoint())
+        if action is not None and not action.isSeparator():
+            self._hovered(action)
 
 
 class Combat:
@@ -31,34 +65,51 @@ class Combat:
         self.menu: QMenu | None = None
         #: An action picked in the Actions panel, waiting for its target: (actor, option).
         self.armed: tuple[str, ActionOption] | None = None
+        #: The reason a hovered menu item showed in the status bar, if any.
+        self._explained = ""
+        # Made now: until the window has a status bar, Qt drops the status tips that
+        # say why an action button is greyed.
+        host.statusBar()
 
     # --- commands ---------------------------------------------------------------------------
 
     def run(self, command: Command) -> bool:
         """Send a command to the referee; a refusal goes to the status bar."""
         dice = ManualDice(self.host.ask_dice) if self.physical_dice else None
+        referee = self.host.session.referee
         try:
-            events = self.host.session.referee.execute(command, dice)
+            referee.execute(command, dice)
         except RuleError as err:
-            self.host.statusBar().showMessage(f"Refused: {err}", 10000)
+            self.host.statusBar().showMessage(
+                f"Refused: {sentence(referee.state, command)} — {err}", 10000)
             self.host.refresh()  # panels that anticipated the change (a dragged row) go back
             return False
-        self._show_results(command, events)
         return True
 
-    def _show_results(self, command: Command, events: tuple[Event, ...]) -> None:
-        """Float each hit-point change over its token; a miss says so."""
+    def executed(self, entry: Entry) -> None:
+        """A command went through (from any gesture): show what happened where it happened.
+
+        Each hit-point change floats over its token, a miss says so, and each
+        reaction (an opportunity attack, a riposte …) floats its name over the
+        token that reacted and is told in the status bar.
+        """
         scene = self.host.scene
+        command, events = entry.command, entry.events
         hurt = False
         for ev in events:
             if isinstance(ev, HpChanged):
                 delta = ev.new - ev.old
                 scene.float_text(ev.token, f"{delta:+d}".replace("-", "−"),
-                                 "#c8312f" if delta < 0 else "#2e9d4f")
+                                 HURT if delta < 0 else HEALED)
                 hurt = True
         target = getattr(command, "target", "")
         if isinstance(command, Attack) and not hurt and target:
-            scene.float_text(target, "miss", "#555555")
+            scene.float_text(target, "miss", MISSED)
+        said = reactions(self.host.session.referee.state, command, events)
+        for reaction in said:
+            scene.float_text(reaction.token, reaction.short, REACTED)
+        if said:
+            self.host.statusBar().showMessage("; ".join(r.text for r in said), 15000)
 
     def set_physical_dice(self, on: bool) -> None:
         """Combat ▸ Roll Physical Dice."""
@@ -69,15 +120,19 @@ class Combat:
 
     def undo(self) -> None:
         """Edit ▸ Undo."""
-        entry = self.host.session.referee.undo()
+        referee = self.host.session.referee
+        entry = referee.undo()
         if entry is not None:
-            self.host.statusBar().showMessage(f"Undone: {describe(entry.command)}", 5000)
+            self.host.statusBar().showMessage(
+                f"Undone: {sentence(referee.state, entry.command, entry.events)}", 5000)
 
     def redo(self) -> None:
         """Edit ▸ Redo (re-applies what happened; dice are not rolled again)."""
-        entry = self.host.session.referee.redo()
+        referee = self.host.session.referee
+        entry = referee.redo()
         if entry is not None:
-            self.host.statusBar().showMessage(f"Redone: {describe(entry.command)}", 5000)
+            self.host.statusBar().showMessage(
+                f"Redone: {sentence(referee.state, entry.command, entry.events)}", 5000)
 
     # --- aiming -----------------------------------------------------------------------------
 
@@ -117,11 +172,33 @@ class Combat:
         actor = self.host.actor
         if actor and actor != token_id and actor in state.tokens \
                 and state.tokens[actor].side != state.tokens[token_id].side:
-            options = [o for o in self.aimed_options(actor, token_id) if o.enabled]
+            offered = self.aimed_options(actor, token_id)
+            # A click on an enemy means an attack when the ruleset offers one.
+            attacks = [o for o in offered if o.key == "attack"] or offered
+            options = [o for o in attacks if o.enabled]
             if options:
-                self.aim(actor, token_id, options[0])
+                preview = self.host.session.referee.preview(
+                    command_for(actor, options[0], token_id))
+                if preview.legal:
+                    self.aim(actor, token_id, options[0])
+                else:  # out of reach, no line of sight …: nothing to weigh up
+                    self.refuse(actor, token_id, options[0], preview.reason)
+                return
+            # Refused only while it is the selected token's turn: otherwise the click
+            # picks the next token to act (or one to edit), as a click on anyone does.
+            if attacks and actor in acting(state, self.host.session.referee.ruleset):
+                self.refuse(actor, token_id, attacks[0])
                 return
         self.host.select(token_id)
+
+    def refuse(self, actor: str, target: str, option: ActionOption, reason: str = "") -> None:
+        """``actor`` cannot take ``option`` against ``target``: say why; keep ``actor`` selected."""
+        state = self.host.session.referee.state
+        who, whom = state.tokens[actor].name, state.tokens[target].name
+        what = f"attack {whom}" if option.key == "attack" else f"{option.label} on {whom}"
+        self.host.statusBar().showMessage(
+            f"{who} cannot {what}: {reason or option.reason or 'not now'}", 10000)
+        self.host.scene.float_text(target, f"✗ {option.label}", REFUSED)
 
     def token_menu(self, token_id: str, at: QPoint) -> None:
         """Right-click on a token: select it, or pick an action of the selected token on it."""
@@ -129,10 +206,11 @@ class Combat:
         menu.popup(at)
         self.menu = menu
 
-    def build_token_menu(self, token_id: str) -> QMenu:
-        """The context menu for a token."""
+    def build_token_menu(self, token_id: str) -> ReasonMenu:
+        """The context menu for a token; a greyed action says why when hovered."""
         state = self.host.session.referee.state
-        menu = QMenu(self.host.window())
+        menu = ReasonMenu(self.host.window())
+        menu.explain.connect(self._explain)
         name = state.tokens[token_id].name
         menu.addAction(f"Select {name}").triggered.connect(lambda: self.host.select(token_id))
         actor = self.host.actor
@@ -145,6 +223,14 @@ class Combat:
                 action.triggered.connect(
                     lambda _=False, o=option: self.aim(actor, token_id, o))
         return menu
+
+    def _explain(self, reason: str) -> None:
+        bar = self.host.statusBar()
+        if reason:
+            bar.showMessage(reason, 10000)
+        elif bar.currentMessage() == self._explained:
+            bar.clearMessage()
+        self._explained = reason
 
     def aim(self, actor: str, target: str, option: ActionOption) -> OddsCard:
         """Show the odds card for ``actor`` doing ``option`` to ``target``; confirm runs it."""

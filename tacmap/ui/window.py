@@ -197,6 +197,8 @@ class MainWindow(QMainWindow):
             else:
                 self.log_panel.append(self.session.referee.state, entry)
         self.refresh()
+        if change == "execute" and entry is not None:
+            self.combat.executed(entry)  # floats over the tokens just redrawn
 
     def refresh(self) -> None:
         """Redraw the map, the panels, the player view and the menus' ticks from the state."""

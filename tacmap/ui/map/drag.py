@@ -8,6 +8,7 @@ from itertools import pairwise
 from tacmap.engine import grid
 from tacmap.engine.commands import FreeMove, Move
 from tacmap.engine.errors import RuleError
+from tacmap.engine.narrate import reactions
 from tacmap.engine.referee import Referee
 from tacmap.engine.state import Cell
 from tacmap.engine.views import Preview
@@ -70,9 +71,11 @@ class DragController:
         if path == (drag.start,):
             drag.preview = None
             self.scene.overlay.show_drag(None)
+            self.scene.fade_labels([])
             return None
         drag.preview = self.referee.preview(Move(drag.token, path))
         self.scene.overlay.show_drag(self.view_of(drag))
+        self.scene.fade_labels(self.scene.overlay.covered())
         return drag.preview
 
     def add_waypoint(self) -> None:
@@ -120,7 +123,8 @@ class DragController:
             if override:
                 self.referee.execute(FreeMove(drag.token, drag.cell))
                 return f"GM moves {name} to ({drag.cell[0]},{drag.cell[1]})"
-            self.referee.execute(Move(drag.token, (*drag.waypoints, drag.cell)))
+            move = Move(drag.token, (*drag.waypoints, drag.cell))
+            events = self.referee.execute(move)
         except RuleError as err:
             return f"Not moved: {err}"
         p = drag.preview
@@ -128,10 +132,13 @@ class DragController:
         if p is not None and p.leaves:
             names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
             text += f" — leaves the reach of {names}"
+        for reaction in reactions(self.referee.state, move, events):
+            text += f" — {reaction.text}"
         return text
 
     def cancel(self) -> None:
         """Drop the drag; nothing happens."""
         self.drag = None
         self.scene.overlay.show_drag(None)
+        self.scene.fade_labels([])
         self.scene.show_reach([])

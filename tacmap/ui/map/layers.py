@@ -12,6 +12,7 @@ from tacmap.ui.qt import (
     QBrush,
     QColor,
     QFont,
+    QFontMetricsF,
     QGraphicsItem,
     QGraphicsPathItem,
     QPainter,
@@ -84,6 +85,8 @@ class TokenMarks(QGraphicsItem):
         groups: dict[str, list[QRectF]] = {}
         for look in looks:
             colour = "#8d8d8d" if look.down else look.colour
+            if look.hidden:
+                colour = "#73" + colour[1:]  # GM-only: faint here too (#aarrggbb)
             edge = look.size * CELL
             groups.setdefault(colour, []).append(QRectF(look.x * CELL + 4, look.y * CELL + 4,
                                                         edge - 8, edge - 8))
@@ -199,6 +202,21 @@ class DragOverlay(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self.box
 
+    def covered(self) -> list[QRectF]:
+        """Scene rects the drag draws on: the path's cells, the ghost and the notes."""
+        view = self.view
+        if view is None:
+            return []
+        edge = view.size * CELL
+        out = [QRectF(x * CELL, y * CELL, edge, edge) for x, y in view.cells]
+        end = view.cells[-1]
+        out.append(_tag_rect(QPointF((end[0] + view.size) * CELL + 3, end[1] * CELL + 3),
+                             view.label))
+        for cell, _, name in view.leaves:
+            out.append(_tag_rect(centre(cell, view.size) + QPointF(14, 4),
+                                 f"leaves {name}'s reach"))
+        return out
+
     def colour_at(self, metres: float) -> str:
         """Band colour for a cumulative cost."""
         assert self.view is not None
@@ -257,10 +275,15 @@ class DragOverlay(QGraphicsItem):
 
     def _tag(self, painter: QPainter, at: QPointF, text: str, good: bool) -> None:
         painter.setFont(_LABEL_FONT)
-        width = painter.fontMetrics().horizontalAdvance(text) + 12
-        box = QRectF(at.x(), at.y(), width, 22)
+        box = _tag_rect(at, text)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(20, 20, 20, 215))
         painter.drawRoundedRect(box, 5, 5)
         painter.setPen(QColor("#ffffff") if good else QColor("#ffb3b3"))
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _tag_rect(at: QPointF, text: str) -> QRectF:
+    """Where a note (``7 m of 10 m``) is drawn with its top-left corner at ``at``."""
+    width = QFontMetricsF(_LABEL_FONT).horizontalAdvance(text) + 12
+    return QRectF(at.x(), at.y(), width, 22)

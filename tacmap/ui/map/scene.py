@@ -13,7 +13,7 @@ from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
-from tacmap.ui.map.token_item import CELL, TokenItem
+from tacmap.ui.map.token_item import CELL, LABEL_CELLS, TokenItem, label_width
 from tacmap.ui.qt import (
     QColor,
     QFont,
@@ -35,6 +35,8 @@ from tacmap.ui.qt import (
 OVERVIEW_BELOW = 7.0
 #: How far from a dragged token threatened cells are shown, in metres.
 THREAT_RADIUS = 30
+#: Edge in cells of the blocks tokens are filed under to find the tags a drag covers.
+BIN = 4
 
 BACKGROUND = QColor("#ece6d6")
 OUTSIDE = QColor("#5b5b5b")
@@ -113,6 +115,15 @@ class MapScene(QGraphicsScene):
         self.missing: set[str] = set()
         self._image_key: tuple[object, ...] | None = None
         self._walls_key: object = None
+        self._labels_key: object = None
+        #: Tokens whose name tags are faded while a drag passes over them.
+        self._faded: set[str] = set()
+        #: Token items by the BIN×BIN block of cells their corner is in (for fading).
+        self._bins: dict[tuple[int, int], list[TokenItem]] = {}
+        self._biggest = 1
+        self._looks: list[TokenLook] = []
+        #: Notes floating over each token now.
+        self._floats: dict[str, list[FloatingText]] = {}
         self.state = state
         self.sync(state)
 
@@ -154,9 +165,56 @@ class MapScene(QGraphicsScene):
         for gone in set(self.items_by_id) - seen:
             item = self.items_by_id.pop(gone)
             self.removeItem(item)
+            self._faded.discard(gone)
         self.marks.set_looks(current)
         if self.tags is not None:
             self.tags.set_looks(current)
+        self._looks = current
+        if not self.overview:  # (no tags are drawn zoomed far out: placed on the way in)
+            self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Place the name tags anew if any token moved, grew, was renamed or began to act."""
+        current = self._looks
+        key = [(look.id, look.name, look.x, look.y, look.size, look.active) for look in current]
+        if key == self._labels_key:
+            return
+        self._labels_key = key
+        for tid, (above, full) in place_labels(current).items():
+            self.items_by_id[tid].set_label(above, full)
+        bins: dict[tuple[int, int], list[TokenItem]] = {}
+        for look in current:
+            bins.setdefault((look.x // BIN, look.y // BIN), []).append(self.items_by_id[look.id])
+        self._bins = bins
+        self._biggest = max((look.size for look in current), default=1)
+
+    def fade_labels(self, areas: list[QRectF]) -> None:
+        """Fade the name tags that ``areas`` (scene rects: a drag's path, ghost, notes) cover."""
+        hit: set[str] = set()
+        box = QRectF()
+        for area in areas:
+            box = box.united(area)
+        if areas:
+            # The tokens whose tags can reach the box: a tag hangs one row under or over
+            # its token and is at most LABEL_CELLS wide around its middle.
+            reach = LABEL_CELLS / 2 + self._biggest
+            x0 = math.floor(box.left() / CELL - reach) // BIN
+            x1 = math.floor(box.right() / CELL + reach) // BIN
+            y0 = math.floor(box.top() / CELL - 1 - self._biggest) // BIN
+            y1 = math.floor(box.bottom() / CELL + 1) // BIN
+            for bx in range(x0, x1 + 1):
+                for by in range(y0, y1 + 1):
+                    for item in self._bins.get((bx, by), ()):
+                        tag = item.label_rect().translated(item.pos())
+                        if tag.intersects(box) and any(tag.intersects(a) for a in areas):
+                            hit.add(item.token_id)
+        for tid in self._faded - hit:
+            token = self.items_by_id.get(tid)
+            if token is not None:
+                token.set_label_faded(False)
+        for tid in hit - self._faded:
+            self.items_by_id[tid].set_label_faded(True)
+        self._faded = hit
 
     def picture(self, name: str | None) -> QPixmap:
         """An image the encounter names: a file in its image folder or a ``data:`` URI.
@@ -199,6 +257,8 @@ class MapScene(QGraphicsScene):
         """Marks instead of token items (zoomed far out), or back."""
         if on != self.overview:
             self.overview = on
+            if not on:
+                self._place_labels()
             for item in self.items_by_id.values():
                 item.setVisible(not on)
             self.marks.setVisible(on)
@@ -212,7 +272,11 @@ class MapScene(QGraphicsScene):
             return
         label = FloatingText(text, colour)
         edge = item.look.size * CELL
-        start = item.pos() + QPointF(edge / 2, -4)
+        # Notes that rise from one token together ("−7", "Riposte!") stack, not overlap.
+        live = [f for f in self._floats.get(token_id, []) if f.scene() is self]
+        lift = sum(f.boundingRect().height() for f in live)
+        self._floats[token_id] = [*live, label]
+        start = item.pos() + QPointF(edge / 2, -4 - lift)
         self.addItem(label)
         label.rise(start)
 
@@ -298,3 +362,60 @@ class MapScene(QGraphicsScene):
         pen = QPen(GRID_MAJOR, 0)
         painter.setPen(pen)
         painter.drawLines(major)
+
+
+def place_labels(current: list[TokenLook]) -> dict[str, tuple[bool, bool]]:
+    """Where each name tag goes: ``{id: (above, full)}``.
+
+    A tag is the full name (up to ``LABEL_CELLS`` wide), centred under its
+    token. Where that would cover another tag or the top of a token in the row
+    below, it goes above the token instead (where it must not cover another
+    tag or the bottom, hit points, of a token in the row above); where that is
+    taken too, it is cut to the token's own width, under it or else over it.
+    A tag may run under or over the tokens of its own row: it covers only their
+    edge. The acting tokens choose first and always keep their full name, so
+    their neighbours make way.
+    """
+    # (grid line, column) → what is on that line there, in cells: the tops ("top") and
+    # bottoms ("bottom") of tokens touching it, and the tags placed so far ("tag").
+    taken: dict[tuple[int, int], list[tuple[float, float, str, str]]] = {}
+
+    def take(line: int, a: float, b: float, owner: str, kind: str) -> None:
+        for col in range(math.floor(a), math.ceil(b)):
+            taken.setdefault((line, col), []).append((a, b, owner, kind))
+
+    def free(line: int, a: float, b: float, owner: str, above: bool) -> bool:
+        # A tag under a token hangs over the next row's tops; one over it, the last row's
+        # bottoms; any tag covers the tags on its line.
+        clash = ("tag", "bottom") if above else ("tag", "top")
+        for col in range(math.floor(a), math.ceil(b)):
+            for x0, x1, who, kind in taken.get((line, col), ()):
+                # A disc is round and inset: a tag may graze a footprint's corner.
+                slack = 0.02 if kind == "tag" else 0.12
+                if kind in clash and who != owner and x0 < b - slack and a < x1 - slack:
+                    return False
+        return True
+
+    for look in current:
+        take(look.y, look.x, look.x + look.size, look.id, "top")
+        take(look.y + look.size, look.x, look.x + look.size, look.id, "bottom")
+    out = {}
+    for look in sorted(current, key=lambda look: not look.active):
+        half = label_width(look.name) / CELL / 2
+        middle = look.x + look.size / 2
+        wide = (middle - half, middle + half)
+        narrow = (look.x, look.x + look.size)
+        choices = ((True, False), (True, True)) if look.active else \
+            ((True, False), (True, True), (False, False), (False, True))
+        for full, above in choices:
+            a, b = wide if full else narrow
+            line = look.y if above else look.y + look.size
+            if free(line, a, b, look.id, above):
+                break
+        else:
+            # No room anywhere: under the token, cut short (the acting token's in full).
+            full, above = look.active, False
+            a, b = wide if full else narrow
+        take(look.y if above else look.y + look.size, a, b, look.id, "tag")
+        out[look.id] = (above, full)
+    return out

@@ -7,6 +7,7 @@ from tacmap.ui.qt import (
     QBrush,
     QColor,
     QFont,
+    QFontMetricsF,
     QGraphicsItem,
     QPainter,
     QPainterPath,
@@ -21,10 +22,39 @@ from tacmap.ui.qt import (
 CELL = 48.0
 """Scene units per metre (one grid cell)."""
 
-_NAME_FONT = QFont("DejaVu Sans", 9)
-_NAME_FONT.setBold(True)
+NAME_FONT = QFont("DejaVu Sans", 9)
+NAME_FONT.setBold(True)
 _BADGE_FONT = QFont("DejaVu Sans", 7)
 _BADGE_FONT.setBold(True)
+
+#: A name tag is never wider than this many cells (a longer name is cut short).
+LABEL_CELLS = 4
+#: Height of a name tag, in scene units.
+LABEL_HEIGHT = 17.0
+#: How much of a GM-only (hidden) token shows on the GM's map.
+HIDDEN_OPACITY = 0.45
+#: How much of a name tag shows while a drag passes over it.
+FADED_LABEL = 0.15
+
+
+def label_width(name: str) -> float:
+    """Scene units the name tag of ``name`` takes at full length (capped at LABEL_CELLS)."""
+    width = _WIDTHS.get(name)
+    if width is None:
+        width = _WIDTHS[name] = min(_metrics().horizontalAdvance(name) + 10, LABEL_CELLS * CELL)
+    return width
+
+
+_WIDTHS: dict[str, float] = {}
+
+
+_METRICS: list[QFontMetricsF] = []
+
+
+def _metrics() -> QFontMetricsF:
+    if not _METRICS:
+        _METRICS.append(QFontMetricsF(NAME_FONT))
+    return _METRICS[0]
 
 
 class TokenItem(QGraphicsItem):
@@ -41,7 +71,18 @@ class TokenItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(10)
         self._hovered = False
+        #: Where the name tag goes: under the token, or over it when a neighbour's is below.
+        self.label_above = False
+        #: The tag may be as wide as the full name (else no wider than the token).
+        self.label_full = True
+        #: A drag passes over the tag: draw it faint.
+        self.label_faded = False
         self._apply()
+
+    @property
+    def hovered(self) -> bool:
+        """The mouse is over the token (its footprint, not its name tag)."""
+        return self._hovered
 
     @property
     def token_id(self) -> str:
@@ -58,13 +99,51 @@ class TokenItem(QGraphicsItem):
         self._apply()
         self.update()
 
+    def set_label(self, above: bool, full: bool) -> None:
+        """Place the name tag (the scene decides, so tags do not cover each other)."""
+        if (above, full) != (self.label_above, self.label_full):
+            self.label_above, self.label_full = above, full
+            self.update()
+
+    def set_label_faded(self, faded: bool) -> None:
+        """Draw the name tag faint (a drag passes over it) or as usual."""
+        if faded != self.label_faded:
+            self.label_faded = faded
+            self.update()
+
     def _apply(self) -> None:
         edge = self.look.size * CELL
-        # Room for the name tag, which may be wider than the token and hangs below it.
-        self._bounds = QRectF(-edge - 3, -3, 3 * edge + 6, edge + 20)
+        # Room for the name tag, which may be wider than the token, above or below it.
+        half = max(edge, LABEL_CELLS * CELL) / 2 + 3
+        self._bounds = QRectF(edge / 2 - half, -LABEL_HEIGHT - 3, 2 * half,
+                              edge + 2 * LABEL_HEIGHT + 6)
+        self._shape = QPainterPath()
+        self._shape.addRect(QRectF(0, 0, edge, edge))
         self.setPos(self.look.x * CELL, self.look.y * CELL)
         self.setToolTip(self.look.tooltip)
+        self.setOpacity(HIDDEN_OPACITY if self.look.hidden else 1.0)
         self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
+
+    def shape(self) -> QPainterPath:
+        """The token's own footprint: its name tag takes no clicks or hovers."""
+        return self._shape
+
+    def label_rect(self) -> QRectF:
+        """Where the name tag is drawn (item coordinates), at full length if allowed."""
+        edge = self.look.size * CELL
+        width = label_width(self.look.name) if self.label_full or self._hovered \
+            or self.isSelected() or self.look.active else edge - 2
+        top = -LABEL_HEIGHT + 3 if self.label_above else edge - 3
+        return QRectF(edge / 2 - width / 2, top, width, LABEL_HEIGHT)
+
+    def outline_pen(self) -> QPen:
+        """The disc's outline: dashed on a GM-only token, so the GM sees what players do not."""
+        if self.look.hidden:
+            pen = QPen(QColor("#111111"), 3, Qt.PenStyle.DashLine)
+            pen.setDashPattern([2.5, 1.5])
+            return pen
+        colour = QColor("#8d8d8d") if self.look.down else QColor(self.look.colour)
+        return QPen(colour.darker(160), 2)
 
     def hoverEnterEvent(self, event: object) -> None:
         self._hovered = True
@@ -111,7 +190,7 @@ class TokenItem(QGraphicsItem):
             painter.setPen(QPen(QColor("#ffffff"), 2, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(QRectF(-1, -1, edge + 2, edge + 2))
-        painter.setPen(QPen(colour.darker(160), 2))
+        painter.setPen(self.outline_pen())
         painter.setBrush(colour)
         painter.drawEllipse(disc)
         if self.pixmap is not None and not self.pixmap.isNull():
@@ -137,7 +216,7 @@ class TokenItem(QGraphicsItem):
     def _initials(self, painter: QPainter, disc: QRectF) -> None:
         words = [w for w in self.look.name.replace("-", " ").split() if w[:1].isalnum()]
         letters = "".join(w[0] for w in words[:2]).upper() or "?"
-        font = QFont(_NAME_FONT)
+        font = QFont(NAME_FONT)
         font.setPixelSize(max(8, int(disc.height() * 0.38)))
         painter.setFont(font)
         painter.setPen(QColor(255, 255, 255, 235))
@@ -145,20 +224,24 @@ class TokenItem(QGraphicsItem):
                          Qt.AlignmentFlag.AlignCenter, letters)
 
     def _label(self, painter: QPainter, edge: float) -> None:
-        painter.setFont(_NAME_FONT)
+        painter.setFont(NAME_FONT)
         metrics = painter.fontMetrics()
-        # Full names only where they cannot cover a neighbour's: on the token being
-        # looked at (hovered, selected or acting); elsewhere no wider than the token.
-        full = self._hovered or self.isSelected() or self.look.active
-        room = 3 * edge - 8 if full else edge - 6
-        text = metrics.elidedText(self.look.name, Qt.TextElideMode.ElideRight, int(room))
-        width = metrics.horizontalAdvance(text) + 10
-        tag = QRectF(edge / 2 - width / 2, edge - 3, width, 17)
+        # The full name, unless the scene found no room for it beside the neighbours'
+        # tags; the token being looked at (hovered, selected, acting) always has it.
+        room = self.label_rect()
+        text = metrics.elidedText(self.look.name, Qt.TextElideMode.ElideRight,
+                                  int(room.width() - 8))
+        width = min(room.width(), metrics.horizontalAdvance(text) + 10)
+        tag = QRectF(edge / 2 - width / 2, room.top(), width, room.height())
+        painter.save()
+        if self.label_faded:
+            painter.setOpacity(painter.opacity() * FADED_LABEL)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(25, 25, 25, 200))
         painter.drawRoundedRect(tag, 6, 6)
         painter.setPen(QColor("#ffffff"))
         painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
 
     def _hp_bar(self, painter: QPainter, edge: float) -> None:
         look = self.look

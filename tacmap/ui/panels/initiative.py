@@ -174,6 +174,7 @@ class InitiativePanel(QWidget):
             button.setToolTip(option.reason if not option.enabled else
                               "then click its target on the map" if option.target == "token"
                               else "")
+            button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
 

@@ -1,26 +1,63 @@
-"""The combat log: every event as a readable line, newest last; filter by token; copy."""
+"""The combat log: every command as a sentence and its events, newest last; filter; copy.
+
+Each entry of the referee's log is a bold heading that says what was asked as
+a sentence (``tacmap.engine.narrate``), then one indented line per event.
+Lines wrap to the dock's width.
+
+A log can be tens of thousands of entries long, so this is a model and a view
+that only ever look at the rows on screen:
+
+* the text of an entry is made when it is first drawn, not when the log is
+  opened (a new entry's text is made at once, with the names of that moment);
+* the view holds the lines of the newest ``WINDOW`` entries (of those the
+  filter keeps); scrolling to the top fetches ``WINDOW`` older ones, and a new
+  entry trims the view back once it is scrolled to the bottom again. Every entry stays in
+  the model: the filter, Copy and the text all see the whole log;
+* Qt's views ask the model for its row count once per row on every layout,
+  so the row count lives in C++ (a ``QStringListModel`` of empty strings) and
+  only the text comes from Python.
+"""
 
 from __future__ import annotations
 
-from tacmap.engine.commands import describe
 from tacmap.engine.events import Event
+from tacmap.engine.narrate import sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
 from tacmap.ui.qt import (
+    QAbstractItemView,
     QComboBox,
     QFont,
     QGuiApplication,
     QHBoxLayout,
-    QListWidget,
-    QListWidgetItem,
+    QModelIndex,
+    QObject,
+    QPainter,
+    QPersistentModelIndex,
     QPushButton,
+    QResizeEvent,
+    QSize,
+    QStaticText,
+    QStringListModel,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     Qt,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 #: Event and command fields that name a token.
 TOKEN_FIELDS = ("token", "who", "mover", "enemy", "actor", "target")
+
+#: Entries the view holds at once; scrolling to the top fetches this many more.
+WINDOW = 300
+
+#: Pixels an event line is indented under its heading.
+INDENT = 14
+#: Pixels of air above a heading.
+GAP = 4
 
 
 def tokens_named(record: object) -> set[str]:
@@ -34,8 +71,258 @@ def tokens_named(record: object) -> set[str]:
     return out
 
 
+def _about(entry: Entry) -> tuple[set[str], list[set[str]]]:
+    """Tokens the heading is about (command and every event) and each event line is about."""
+    command = tokens_named(entry.command)
+    lines = [tokens_named(ev) | command for ev in entry.events]
+    heading = set(command)
+    for about in lines:
+        heading |= about
+    return heading, lines
+
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class LogModel(QStringListModel):
+    """Every entry of the log; a row for each line of the entries in the view's window.
+
+    ``shown`` lists the entries the filter keeps (all of them, or those about
+    one token), oldest first; the view holds ``shown[first:]``, one row per
+    line: ``rows[r]`` is (entry index, line index), line 0 being the heading.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state: Encounter | None = None
+        self.entries: list[Entry] = []
+        #: Entry indexes the filter keeps, oldest first.
+        self.shown: list[int] = []
+        #: Index into ``shown`` of the view's first entry.
+        self.first = 0
+        #: (entry index, line index) of each row in the view.
+        self.rows: list[tuple[int, int]] = []
+        #: Token id the log is filtered to ("": everyone).
+        self.who = ""
+        self._text: dict[int, list[str]] = {}
+
+    # --- what an entry says -------------------------------------------------------------
+
+    def text(self, i: int) -> list[str]:
+        """Entry ``i``'s lines: the heading, then one line per event (made once)."""
+        lines = self._text.get(i)
+        if lines is None:
+            lines = self._make(i)
+            self._text[i] = lines
+        return lines
+
+    def _make(self, i: int) -> list[str]:
+        entry, state = self.entries[i], self.state
+        assert state is not None
+        return [f"{i + 1}. {sentence(state, entry.command, entry.events)}",
+                *(_event_text(state, ev) for ev in entry.events)]
+
+    def line(self, row: int) -> tuple[bool, str]:
+        """Row ``row`` as (is a heading, text)."""
+        i, k = self.rows[row]
+        return k == 0, self.text(i)[k]
+
+    def _lines_of(self, i: int) -> list[tuple[int, int]]:
+        """The rows of entry ``i`` the filter keeps: its heading and its events' lines."""
+        if not self.who:
+            return [(i, k) for k in range(1 + len(self.entries[i].events))]
+        _, about = _about(self.entries[i])
+        return [(i, 0), *((i, k + 1) for k, a in enumerate(about) if self.who in a)]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid():
+            return self.line(index.row())[1]
+        return None
+
+    # --- keeping in step with the referee -----------------------------------------------
+
+    def reset(self, state: Encounter, log: list[Entry]) -> None:
+        """Every entry of ``log`` (an encounter was opened); the view shows the newest."""
+        self.state = state
+        self.entries = list(log)
+        self._text.clear()
+        self._refilter()
+
+    def set_filter(self, who: str) -> None:
+        """Keep only the entries about token ``who`` ("" for everyone)."""
+        self.who = who
+        self._refilter()
+
+    def _refilter(self) -> None:
+        if self.who:
+            self.shown = [i for i, e in enumerate(self.entries) if self.who in _about(e)[0]]
+        else:
+            self.shown = list(range(len(self.entries)))
+        self.first = max(0, len(self.shown) - WINDOW)
+        self.rows = [r for i in self.shown[self.first:] for r in self._lines_of(i)]
+        self.setStringList([""] * len(self.rows))
+
+    def append(self, state: Encounter, entry: Entry) -> bool:
+        """Add ``entry`` (just executed); True when the filter shows it."""
+        self.state = state
+        i = len(self.entries)
+        self.entries.append(entry)
+        self._text[i] = self._make(i)  # with the names it was made under
+        if self.who and self.who not in _about(entry)[0]:
+            return False
+        self.shown.append(i)
+        new = self._lines_of(i)
+        at = len(self.rows)
+        self.rows += new
+        self.insertRows(at, len(new))
+        return True
+
+    def pop(self) -> None:
+        """Take the last entry away (it was undone)."""
+        if not self.entries:
+            return
+        i = len(self.entries) - 1
+        self.entries.pop()
+        self._text.pop(i, None)
+        if self.shown and self.shown[-1] == i:
+            self.shown.pop()
+            n = 0
+            while self.rows and self.rows[-1][0] == i:
+                self.rows.pop()
+                n += 1
+            self.removeRows(len(self.rows), n)
+            if not self.rows:
+                self.fetch_older()
+
+    def fetch_older(self) -> int:
+        """Add up to ``WINDOW`` older entries at the top of the view; how many rows were added."""
+        n = min(WINDOW, self.first)
+        if not n:
+            return 0
+        self.first -= n
+        new = [r for i in self.shown[self.first:self.first + n] for r in self._lines_of(i)]
+        self.rows[:0] = new
+        self.insertRows(0, len(new))
+        return len(new)
+
+    def trim(self) -> None:
+        """Drop all but the newest ``WINDOW`` entries from the view (it is at the bottom).
+
+        Only once the view holds a quarter more than that: not at every entry.
+        """
+        extra = len(self.shown) - self.first - WINDOW
+        if extra <= WINDOW // 4:
+            return
+        self.first += extra
+        keep = self.shown[self.first]
+        n = next(r for r, (i, _) in enumerate(self.rows) if i == keep)
+        del self.rows[:n]
+        self.removeRows(0, n)
+
+    def all_text(self) -> str:
+        """Every entry the filter keeps (not only the view's window), one line a line."""
+        out = []
+        for i in self.shown:
+            text = self.text(i)
+            out += [("    " if k else "") + text[k] for _, k in self._lines_of(i)]
+        return "\n".join(out)
+
+
+def _event_text(state: Encounter, ev: Event) -> str:
+    try:
+        return ev.text(state)
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return type(ev).__name__  # a log that does not fit the map still shows
+
+
+class LogDelegate(QStyledItemDelegate):
+    """Draws a line: a bold heading, or an event indented under it; wrapped to the view."""
+
+    def __init__(self, view: LogView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.model: LogModel | None = None
+        self.bold = QFont(view.font())
+        self.bold.setBold(True)
+        self._width = 0
+        #: Pixels a line may take before it wraps (follows the view's width).
+        self.wrap_at = 40
+        #: (entry, line) → (the entry's lines, this one laid out at ``_width``, its indent,
+        #: the row's height).
+        self._cache: dict[tuple[int, int], tuple[list[str], QStaticText, int, int]] = {}
+
+    def layout(self, row: int) -> tuple[QStaticText, int, int]:
+        """Row ``row`` laid out: its text, how far it is indented, the row's height."""
+        model = self.model
+        assert model is not None
+        key = model.rows[row]
+        lines = model.text(key[0])
+        if self.wrap_at != self._width or len(self._cache) > 20 * WINDOW:
+            self._width = self.wrap_at
+            self._cache.clear()
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is lines:  # (an undone entry's number is reused)
+            return hit[1], hit[2], hit[3]
+        heading = key[1] == 0
+        indent = 0 if heading else INDENT
+        static = QStaticText(lines[key[1]])
+        static.setTextFormat(Qt.TextFormat.PlainText)
+        static.setTextWidth(self._width - indent)
+        static.prepare(font=self.bold if heading else self.view.font())
+        # A little air above each heading.
+        height = int(static.size().height()) + 2 + (0 if indent else GAP)
+        self._cache[key] = (lines, static, indent, height)
+        return static, indent, height
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        return QSize(self.wrap_at, self.layout(index.row())[2])
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        rect = option.rect
+        palette = option.palette
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            painter.fillRect(rect, palette.highlight())
+        painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
+        static, indent, _ = self.layout(index.row())
+        painter.setFont(self.view.font() if indent else self.bold)
+        painter.drawStaticText(rect.x() + 3 + indent, rect.y() + 1 + (0 if indent else GAP),
+                               static)
+
+
+class LogView(QTreeView):
+    """A list of wrapped entries that lays out only the rows on screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setHeaderHidden(True)
+        self.setRootIsDecorated(False)
+        self.setItemsExpandable(False)
+        # Rows differ in height (wrapped lines); scrolling by row keeps Qt from
+        # measuring every row to size the scroll bar.
+        self.setUniformRowHeights(False)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setWordWrap(True)
+        self.delegate = LogDelegate(self)
+        self.setItemDelegate(self.delegate)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        wrap_at = max(40, self.viewport().width() - 6)
+        if wrap_at != self.delegate.wrap_at:
+            self.delegate.wrap_at = wrap_at
+            self.scheduleDelayedItemsLayout()  # every row wraps anew
+
+    def at_bottom(self) -> bool:
+        """Scrolled to the newest entry."""
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum()
+
+
 class LogPanel(QWidget):
-    """Lines for every entry of the referee's log."""
+    """Every entry of the referee's log, as sentences; filter by token; copy."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -48,60 +335,52 @@ class LogPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
         top.addWidget(copy)
-        self.lines = QListWidget()
-        # One line an event, all the same height: scrolling a long log stays instant.
-        self.lines.setUniformItemSizes(True)
+        self.model = LogModel(self)
+        self.lines = LogView()
+        self.lines.setModel(self.model)
+        self.lines.delegate.model = self.model
+        self.lines.verticalScrollBar().valueChanged.connect(self._scrolled)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
         layout.addWidget(self.lines, 1)
         self._names: dict[str, str] = {}
-        self._sizes: list[int] = []
+        #: True while the model changes under the view (its scrolling is not the GM's).
+        self._busy = False
 
     def show_log(self, state: Encounter, log: list[Entry]) -> None:
         """Rebuild from the whole log (when an encounter is opened)."""
-        self.lines.clear()
-        self._sizes = []
         self._sync_filter(state)
-        for entry in log:
-            self.append(state, entry, scroll=False, sync=False)
+        self._busy = True
+        self.model.reset(state, log)
         self.lines.scrollToBottom()
+        self._busy = False
 
     def append(self, state: Encounter, entry: Entry, scroll: bool = True,
                sync: bool = True) -> None:
-        """Add one entry's lines: the command, then each event."""
+        """Add one entry: its heading and its events."""
         if sync:
             self._sync_filter(state)
-        header = QFont(self.lines.font())
-        header.setBold(True)
-        about = tokens_named(entry.command)
-        for ev in entry.events:
-            about |= tokens_named(ev)
-        item = QListWidgetItem(f"{len(self._sizes) + 1}. {describe(entry.command)}")
-        item.setFont(header)
-        item.setData(Qt.ItemDataRole.UserRole, about)
-        self._add(item)
-        for ev in entry.events:
-            self._event_line(state, ev, tokens_named(ev) | tokens_named(entry.command))
-        self._sizes.append(1 + len(entry.events))
-        if scroll:
+        bottom = self.lines.at_bottom()
+        self._busy = True
+        if self.model.append(state, entry) and scroll:
+            if bottom:
+                self.model.trim()
             self.lines.scrollToBottom()
+        self._busy = False
 
     def pop(self) -> None:
-        """Take the last entry's lines away (it was undone)."""
-        if self._sizes:
-            for _ in range(self._sizes.pop()):
-                self.lines.takeItem(self.lines.count() - 1)
+        """Take the last entry away (it was undone)."""
+        self._busy = True
+        self.model.pop()
+        self._busy = False
 
-    def _add(self, item: QListWidgetItem) -> None:
-        who = self.filter.currentData()
-        self.lines.addItem(item)
-        item.setHidden(bool(who) and who not in (item.data(Qt.ItemDataRole.UserRole) or set()))
-
-    def _event_line(self, state: Encounter, ev: Event, about: set[str]) -> None:
-        item = QListWidgetItem("    " + ev.text(state))
-        item.setData(Qt.ItemDataRole.UserRole, about)
-        self._add(item)
+    def _scrolled(self, value: int) -> None:
+        if value == 0 and self.model.first > 0 and not self._busy:
+            added = self.model.fetch_older()
+            # Keep the entry that was at the top where it was.
+            self.lines.scrollTo(self.model.index(added, 0),
+                                QAbstractItemView.ScrollHint.PositionAtTop)
 
     def _sync_filter(self, state: Encounter) -> None:
         names = {t.id: t.name for t in state.tokens.values()}
@@ -117,18 +396,18 @@ class LogPanel(QWidget):
         index = self.filter.findData(keep)
         self.filter.setCurrentIndex(max(0, index))
         self.filter.blockSignals(False)
+        if index < 0 and keep:
+            self._apply_filter()
 
     def _apply_filter(self) -> None:
-        who = self.filter.currentData()
-        for i in range(self.lines.count()):
-            item = self.lines.item(i)
-            about = item.data(Qt.ItemDataRole.UserRole) or set()
-            item.setHidden(bool(who) and who not in about)
+        self._busy = True
+        self.model.set_filter(str(self.filter.currentData() or ""))
+        self.lines.scrollToBottom()
+        self._busy = False
 
     def visible_text(self) -> str:
-        """The shown lines, one per line."""
-        return "\n".join(self.lines.item(i).text() for i in range(self.lines.count())
-                         if not self.lines.item(i).isHidden())
+        """The shown lines (every entry the filter keeps), one per line."""
+        return self.model.all_text()
 
     def copy(self) -> None:
         """Copy the shown lines to the clipboard."""

@@ -1,0 +1,272 @@
+"""Commands as sentences the GM reads: log headings and status messages.
+
+``describe`` (commands.py) writes a command as script syntax, for ``tacmap
+play`` and error lines; this module writes it as a sentence with the tokens'
+names, the way the table would say it::
+
+    >>> sentence(state, Move("aldric", ((10, 9),)))          # doctest: +SKIP
+    'Ser Aldric moves to (10, 9)'
+    >>> sentence(state, SetHp("barry", 4))                   # doctest: +SKIP
+    "GM sets Barry the Guard's hit points to 4"
+
+Names come from the state (and from the command's own events, for a token that
+was just removed); an id no token has any more stands for itself. A command
+this module does not know (a ruleset's own) is written from its type name in
+words, with the token it is about.
+
+``reactions`` picks out of a command's events the ones where another token
+reacted (an opportunity attack, a riposte, a prepared action firing), so the
+map can show them where they happen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from tacmap.engine.commands import (
+    Act,
+    AddToken,
+    Attack,
+    Command,
+    EditToken,
+    EndTurn,
+    FreeMove,
+    Move,
+    RemoveToken,
+    RenameEncounter,
+    Reorder,
+    SetCondition,
+    SetDiagonal,
+    SetHp,
+    SetMapImage,
+    SetParty,
+    SetValue,
+    SetWalls,
+    StartCombat,
+)
+from tacmap.engine.events import Event, Said, ScheduleChanged, TokenEdited, TokenRemoved
+from tacmap.engine.state import Cell, Encounter
+
+#: Fields that name the token a command is about, in the order they are looked for.
+ACTOR_FIELDS = ("actor", "token", "who", "mover")
+
+
+def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -> str:
+    """``command`` as one sentence with token names (no full stop).
+
+    ``events`` are the command's events, when known: they name a token the
+    command removed and who ended a turn when the command did not say.
+    """
+    events = tuple(events)
+    names = _Names(state, events)
+    n = names.of
+    c = command
+    if isinstance(c, Move):
+        text = f"{n(c.actor)} moves to {_cell(c.path[-1])}" if c.path else f"{n(c.actor)} moves"
+        if len(c.path) > 1:
+            text += " by way of " + ", ".join(_cell(p) for p in c.path[:-1])
+        return text
+    if isinstance(c, Attack):
+        weapon = f" with the {_words(c.weapon)}" if c.weapon else ""
+        return f"{n(c.actor)} attacks {n(c.target)}{weapon}"
+    if isinstance(c, Act):
+        text = f"{n(c.actor)} uses “{_words(c.action)}”"
+        if c.detail:
+            text += f" ({_words(c.detail)})"
+        if c.target:
+            text += f" on {n(c.target)}"
+        return text
+    if isinstance(c, StartCombat):
+        if c.order:
+            return "Combat starts: " + ", ".join(n(x) for x in c.order)
+        return "Combat starts"
+    if isinstance(c, EndTurn):
+        who = c.actor or _whose_turn(events)
+        return f"{n(who)} ends the turn" if who else "The turn ends"
+    if isinstance(c, FreeMove):
+        return f"GM moves {n(c.token)} to {_cell(c.to)}"
+    if isinstance(c, SetHp):
+        return f"GM sets {_possessive(n(c.token))} hit points to {c.hp}"
+    if isinstance(c, SetValue):
+        what = f"{_possessive(n(c.token))} {_words(c.key)}"
+        return f"GM clears {what}" if c.value is None \
+            else f"GM sets {what} to {_value(c.value)}"
+    if isinstance(c, SetCondition):
+        return f"GM makes {n(c.token)} {c.condition}" if c.on \
+            else f"GM takes {c.condition} off {n(c.token)}"
+    if isinstance(c, Reorder):
+        return "GM reorders the turns: " + ", ".join(n(x) for x in c.order)
+    if isinstance(c, SetMapImage):
+        return _map_image(c)
+    if isinstance(c, AddToken):
+        t = c.token
+        return f"GM adds {t.name} ({t.side}) at {_cell((t.x, t.y))}"
+    if isinstance(c, RemoveToken):
+        return f"GM removes {n(c.token)}"
+    if isinstance(c, EditToken):
+        return f"GM edits {n(c.token.id)}"
+    if isinstance(c, SetWalls):
+        return f"GM changes the walls: {_walls(c)}"
+    if isinstance(c, SetDiagonal):
+        return f"GM sets the diagonal rule to {c.rule}"
+    if isinstance(c, RenameEncounter):
+        return f"GM renames the encounter “{c.name}”"
+    if isinstance(c, SetParty):
+        return f"GM makes {c.side} the players' side"
+    return _fallback(c, n)
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """One token reacting to what another did (an opportunity attack, a riposte …)."""
+
+    token: str
+    """The token that reacted."""
+    short: str
+    """A word or two to float over it (``"Riposte!"``)."""
+    text: str
+    """The sentence for the status bar: the reaction and how it turned out."""
+
+
+#: A ruleset's log line that says a token reacts: "X reacts with Riposte: …",
+#: "X's prepared action fires: …".
+_REACTS = re.compile(r"\breacts with (?P<name>[^:\"“]+?)\s*(?::|$)|\bprepared action fires\b")
+
+
+def reactions(state: Encounter, command: Command, events: Sequence[Event]) -> list[Reaction]:
+    """The reactions among ``command``'s events, in the order they happened.
+
+    A reaction is a ruleset's log line (``Said``) about a token other than the
+    one acting that says it reacts (``"… reacts with Riposte …"``) or that its
+    prepared action fires. Its text is that line and, when the same token's
+    next line tells the outcome (``"Riposte misses …"``), that one too.
+    """
+    actor = _about(command)
+    out = []
+    for i, ev in enumerate(events):
+        if not isinstance(ev, Said) or not ev.who or ev.who == actor:
+            continue
+        found = _REACTS.search(ev.message)
+        if found is None:
+            continue
+        name = found.group("name")
+        short = f"{name.strip()}!" if name else "Prepared action!"
+        text = ev.message
+        outcome = next((e for e in events[i + 1:] if isinstance(e, Said) and e.who == ev.who),
+                       None)
+        if outcome is not None and _REACTS.search(outcome.message) is None:
+            text += f" — {outcome.message}"
+        out.append(Reaction(ev.who, short, text))
+    return out
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+class _Names:
+    """Token names from the state, then from tokens the events took away."""
+
+    def __init__(self, state: Encounter, events: Sequence[Event]) -> None:
+        self.state = state
+        self.gone: dict[str, str] = {}
+        for ev in events:
+            if isinstance(ev, TokenRemoved):
+                self.gone[ev.token.id] = ev.token.name
+            elif isinstance(ev, TokenEdited):
+                self.gone[ev.new.id] = ev.new.name
+
+    def of(self, token_id: str) -> str:
+        token = self.state.tokens.get(token_id)
+        if token is not None:
+            return token.name
+        return self.gone.get(token_id, token_id)
+
+
+def _about(command: Command) -> str:
+    for field in ACTOR_FIELDS:
+        value = getattr(command, field, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _whose_turn(events: Sequence[Event]) -> str:
+    """Who was acting before the first schedule change among ``events`` (a token or side)."""
+    for ev in events:
+        if isinstance(ev, ScheduleChanged) and ev.old is not None:
+            for attr in ("current", "current_side"):
+                value = getattr(ev.old, attr, None)
+                if isinstance(value, str) and value:
+                    return value
+            return ""
+    return ""
+
+
+def _cell(cell: Cell) -> str:
+    return f"({cell[0]}, {cell[1]})"
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def _words(key: str) -> str:
+    """``"prepare:dodge"`` → ``"prepare dodge"``; ``"long_action"`` → ``"long action"``."""
+    return " ".join(key.replace("_", " ").replace(":", " ").split())
+
+
+def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _walls(c: SetWalls) -> str:
+    lines = sum(1 for w in c.walls if not w.closed)
+    shapes = len(c.walls) - lines
+    if not c.walls:
+        return "none left"
+    parts = [_plural(lines, "wall")] if lines else []
+    if shapes:
+        parts.append(_plural(shapes, "obstacle"))
+    return " and ".join(parts)
+
+
+def _map_image(c: SetMapImage) -> str:
+    if c.image is None:
+        return "GM removes the map image"
+    if c.locked is True:
+        return "GM locks the map image"
+    if c.locked is False:
+        return "GM unlocks the map image"
+    name = "an embedded image" if c.image.startswith("data:") else c.image
+    x, y = c.offset
+    return f"GM places the map image ({name}) at ({x:g} m, {y:g} m), {c.scale:g} m a pixel"
+
+
+def _type_words(command: object) -> str:
+    """``PrepareAction`` → ``"prepare action"``."""
+    name = type(command).__name__
+    return " ".join(w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)) \
+        or name
+
+
+def _fallback(command: Command, name: Callable[[str], str]) -> str:
+    """A ruleset's own command: who, what (its type in words), at whom."""
+    words = _type_words(command)
+    who = _about(command)
+    text = f"{name(who)}: {words}" if who else words[:1].upper() + words[1:]
+    target = getattr(command, "target", None)
+    if isinstance(target, str) and target:
+        text += f" on {name(target)}"
+    return text
