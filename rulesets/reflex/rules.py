@@ -395,9 +395,10 @@ class Reflex(Ruleset):
         if rnd.order.phase == "declare":
             plan = Plan(token.id, "nothing", words="nothing this round")
             order = rnd.order.declare(token.id, plan.words)
+            after = "everyone has declared" if order.phase == "act" else \
+                self._next(state, order)
             self.set_round(ctx, replace(rnd, order=order, plans=(*rnd.plans, plan)),
-                           f"{token.name} declares nothing this round; "
-                           f"{self._next(state, order)}")
+                           f"{token.name} declares nothing this round; {after}")
         else:
             order = rnd.order.act(token.id)
             self.set_round(ctx, replace(rnd, order=order),
