@@ -121,8 +121,8 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
         said = order.action_of(who)
         items.append(TimelineItem(who, said if said is not None else "declares", i, i))
     for j, who in enumerate(down):
-        if order.action_of(who) is None:
-            continue
+        if order.phase == "act" and order.action_of(who) is None:
+            continue  # joined after the declarations: acts from the next round
         label = "acted" if who in order.acted else "acts"
         pool = _pool_words(rules, rnd, who)
         items.append(TimelineItem(who, f"{label}: {pool}" if pool else label, n + j, n + j))
