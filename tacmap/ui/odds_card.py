@@ -70,6 +70,12 @@ class OddsCard(QDialog):
             self.plot = plot
         self.spread_plot: pg.PlotWidget | None = None
         if odds is not None and odds.spreads:
+            keys = "&nbsp;&nbsp;".join(
+                f'<span style="color:{SPREAD_COLOURS[i % len(SPREAD_COLOURS)]}">■</span> '
+                f"{s.label}" for i, s in enumerate(odds.spreads))
+            self.spread_keys = QLabel(keys)
+            self.spread_keys.setWordWrap(True)
+            layout.addWidget(self.spread_keys)
             self.spread_plot = self._spreads(odds)
             layout.addWidget(self.spread_plot)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -92,14 +98,12 @@ class OddsCard(QDialog):
         plot.hideButtons()
         plot.setMenuEnabled(False)
         plot.setFixedHeight(170)
-        plot.addLegend(offset=(-4, 4))
         width = 0.8 / len(odds.spreads)
         for i, spread in enumerate(odds.spreads):
             colour = SPREAD_COLOURS[i % len(SPREAD_COLOURS)]
             xs = [v - 0.4 + width * (i + 0.5) for v, _ in spread.values]
             ys = [p * 100 for _, p in spread.values]
-            plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=width * 0.95, brush=colour,
-                                         name=spread.label))
+            plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=width * 0.95, brush=colour))
         plot.setLabel("bottom", odds.spread_axis)
         plot.setLabel("left", "%")
         return plot
