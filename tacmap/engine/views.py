@@ -93,6 +93,18 @@ class PoolView:
     """Anything else worth showing (``"2 actions left"``)."""
     removed: tuple[bool, ...] = ()
     """Per face, whether that die has left the pool this round (drawn struck out)."""
+    flipped: tuple[bool, ...] = ()
+    """Per face, whether a later advantage or disadvantage turned it (win ↔ fail; ringed)."""
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A labelled distribution the odds card plots (victory levels, and so on)."""
+
+    label: str
+    """What it is (``"VL, wins on 4+"``)."""
+    values: tuple[tuple[int, float], ...]
+    """(outcome, probability) pairs, lowest outcome first."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,12 @@ class Odds:
     """Damage distribution on success: (damage, probability)."""
     drop: float = 0.0
     """Chance the target drops (is taken out) from this attack."""
+    also: tuple[tuple[str, float], ...] = ()
+    """More labelled chances the card lists (``("Chance to hit with a late disadvantage", p)``)."""
+    spreads: tuple[Spread, ...] = ()
+    """Distributions the card plots side by side, on the axis ``spread_axis`` names."""
+    spread_axis: str = ""
+    """The outcome the spreads count (``"victory levels"``)."""
 
     @property
     def mean_damage(self) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from tacmap.engine.views import Preview
+from tacmap.engine.views import Odds, Preview
 from tacmap.ui.qt import (
     QDialog,
     QDialogButtonBox,
@@ -13,6 +13,9 @@ from tacmap.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+
+#: Bar colours of the odds' labelled distributions, in order.
+SPREAD_COLOURS = ("#2e6fbd", "#c8312f", "#2e9d4f", "#8a5cc2")
 
 
 def percent(p: float) -> str:
@@ -48,6 +51,7 @@ class OddsCard(QDialog):
                 lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
                              f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
             lines.append(f"Chance {target} drops: <b>{percent(odds.drop)}</b>")
+            lines += [f"{label}: <b>{percent(p)}</b>" for label, p in odds.also]
             self.summary = QLabel("<br>".join(lines))
         layout.addWidget(self.summary)
         self.plot: pg.PlotWidget | None = None
@@ -64,6 +68,16 @@ class OddsCard(QDialog):
             plot.setLabel("left", "%")
             layout.addWidget(plot)
             self.plot = plot
+        self.spread_plot: pg.PlotWidget | None = None
+        if odds is not None and odds.spreads:
+            keys = "&nbsp;&nbsp;".join(
+                f'<span style="color:{SPREAD_COLOURS[i % len(SPREAD_COLOURS)]}">■</span> '
+                f"{s.label}" for i, s in enumerate(odds.spreads))
+            self.spread_keys = QLabel(keys)
+            self.spread_keys.setWordWrap(True)
+            layout.addWidget(self.spread_keys)
+            self.spread_plot = self._spreads(odds)
+            layout.addWidget(self.spread_plot)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         confirm = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -73,4 +87,23 @@ class OddsCard(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
-        self.resize(380, 300 if self.plot is not None else 160)
+        tall = (self.plot is not None) + (self.spread_plot is not None)
+        self.resize(380, 160 + 150 * tall)
+
+    @staticmethod
+    def _spreads(odds: Odds) -> pg.PlotWidget:
+        """The odds' labelled distributions as bars side by side, with a legend."""
+        plot = pg.PlotWidget(background="#fbf8ef")
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.setMenuEnabled(False)
+        plot.setFixedHeight(170)
+        width = 0.8 / len(odds.spreads)
+        for i, spread in enumerate(odds.spreads):
+            colour = SPREAD_COLOURS[i % len(SPREAD_COLOURS)]
+            xs = [v - 0.4 + width * (i + 0.5) for v, _ in spread.values]
+            ys = [p * 100 for _, p in spread.values]
+            plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=width * 0.95, brush=colour))
+        plot.setLabel("bottom", odds.spread_axis)
+        plot.setLabel("left", "%")
+        return plot

@@ -17,6 +17,8 @@ from tacmap.ui.qt import (
 )
 
 WIN, FAIL = QColor("#2e9d4f"), QColor("#c8312f")
+#: The ring around a die that a later advantage or disadvantage turned (win ↔ fail).
+FLIP = QColor("#e0a800")
 
 
 SMALL, LARGE = 16, 26
@@ -98,6 +100,7 @@ class PoolPanel(QWidget):
                 break
             win = pool.wins[i] if i < len(pool.wins) else False
             gone = pool.removed[i] if i < len(pool.removed) else False
+            turned = pool.flipped[i] if i < len(pool.flipped) else False
             die = QRectF(x, top + HEAD, size, size)
             colour = WIN if win else FAIL
             painter.setPen(QPen(colour.darker(140), 1.5))
@@ -105,6 +108,11 @@ class PoolPanel(QWidget):
             painter.drawRoundedRect(die, 4, 4)
             painter.setPen(QColor("#ffffff") if not gone else colour.darker(160))
             painter.drawText(die, Qt.AlignmentFlag.AlignCenter, str(face))
+            if turned:
+                # Flipped by a later advantage or disadvantage: a gold ring.
+                painter.setPen(QPen(FLIP, 2.5))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(die.adjusted(-2, -2, 2, 2), 5, 5)
             if gone:
                 # Struck out: the die left the pool.
                 painter.setPen(QPen(QColor("#222222"), 2))

@@ -1,0 +1,59 @@
+"""``tacmap bench`` figures reflex owns (DESIGN §7): one attack executed, one odds preview."""
+
+from __future__ import annotations
+
+import itertools
+
+from tacmap.engine import odds
+from tacmap.engine.commands import Act, Attack, StartCombat
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure, Ruleset
+from tacmap.engine.state import MapSpec, Token
+
+#: Bench timing budgets from DESIGN §7, in milliseconds (p95).
+ATTACK_BUDGET_MS = 5.0
+ODDS_BUDGET_MS = 20.0
+
+
+def figures(rules: Ruleset) -> list[BenchFigure]:
+    """One attack in the action phase executed; the exact odds of a declared attack."""
+    state = rules.new_encounter("bench", seed=1)
+    state.map = MapSpec(12, 8)
+    hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
+                 stats={"rfx": 6, "melee": 5, "defence": 1, "weapons": ("sword",)})
+    foe = Token("brak", "Brak", "foes", 3, 2, hp=30, max_hp=30,
+                stats={"rfx": 2, "melee": 4, "defence": 1, "weapons": ("axe",)})
+    state.tokens = {hero.id: hero, foe.id: foe}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    declare = Act("brak", "declare:attack", "ana", "axe")
+    # The odds of Brak's declaration, before anyone has declared.
+    planning = state.copy()
+    referee.execute(declare)
+    referee.execute(Act("ana", "declare:attack", "brak", "sword"))
+    seeds = itertools.count(2)
+    attack = Attack("ana", "brak")
+
+    def execute_attack() -> object:
+        # A new seed each time, as in play; the undo keeps the next run starting equal.
+        state.seed = next(seeds)
+        events = referee.execute(attack)
+        referee.undo()
+        return events
+
+    sizes = itertools.cycle(range(2, 14))
+    hps = itertools.cycle((6, 11, 18, 25))
+    target = planning.tokens["ana"]
+    actor = planning.tokens["brak"]
+
+    def attack_odds() -> object:
+        # Uncached: clear the odds module's caches and vary the pool and the target's
+        # HP each call, as a GM hovering over different targets would.
+        odds.successes.cache_clear()
+        odds.dice.cache_clear()
+        actor.stats["melee"] = next(sizes)
+        target.hp = next(hps)
+        return rules.preview(planning, declare)
+
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]
