@@ -105,6 +105,10 @@ class Odds:
     """Damage distribution on success: (damage, probability)."""
     drop: float = 0.0
     """Chance the target drops (is taken out) from this attack."""
+    chances: tuple[tuple[str, float], ...] = ()
+    """Other exact chances the card lists, labelled (``("a critical", 0.08)``)."""
+    lines: tuple[str, ...] = ()
+    """How the numbers add up, one line each, in small print under the chances."""
 
     @property
     def mean_damage(self) -> float:
