@@ -48,6 +48,5 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
         foe.hp = next(hps)
         return rules.preview(state, attack)
 
-    return [("opposed: execute one attack, command to events", execute_attack,
-             ATTACK_BUDGET_MS),
-            ("opposed: exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]

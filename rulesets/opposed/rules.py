@@ -73,7 +73,7 @@ class Run(Command, frozen=True, tag="opposed_run"):
 
 
 def _words(text: str) -> list[str]:
-    return text.lower().strip().strip(string.punctuation + "“”‘’ ").split()
+    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
 
 
 class Opposed(Ruleset):
@@ -255,8 +255,8 @@ class Opposed(Ruleset):
         turns = replace(Turns.start(marked, 1), surprise=True, after=order)
         ctx.emit(RoundChanged(state.round, 1))
         names = ", ".join(self.who(state, t) for t in marked)
-        ctx.emit(ScheduleChanged(None, turns, f"surprise round before initiative: {names} "
-                                              "may take one action each"))
+        ctx.emit(ScheduleChanged(None, turns, f"surprise round before initiative: one action "
+                                              f"each for {names}"))
         self.start_turn(ctx, turns.current or "")
 
     def _initiative(self, ctx: Resolution, old: Turns | None, given: tuple[str, ...],
@@ -603,13 +603,10 @@ class Opposed(Ruleset):
         bonus, bonus_why = self._bonus(attacker)
         f_atk = flourish.attack if flourish else 0
         flat = sl + weapon.attack + f_atk + bonus
-        parts = [f"{dice_text(atk)} + {sl} ({text} {weapon.family or weapon.name})"]
-        if weapon.attack:
-            parts.append(f"{plus(weapon.attack)[1:]} {weapon.name}")
-        if f_atk:
-            parts.append(f"{plus(f_atk)[1:]} {flourish.name if flourish else ''}")
-        if bonus:
-            parts.append(f"{plus(bonus)[1:]} situational ({bonus_why})")
+        attack_text = (f"{dice_text(atk)} + {sl} ({text}, {weapon.family or weapon.name})"
+                       + (f"{plus(weapon.attack)} ({weapon.name})" if weapon.attack else "")
+                       + (f"{plus(f_atk)} ({flourish.name})" if f_atk and flourish else "")
+                       + (f"{plus(bonus)} (situational: {bonus_why})" if bonus else ""))
         surprise = isinstance(state.schedule, Turns) and state.schedule.surprise
         why_not = ""
         if surprise and weapon.ranged:
@@ -627,13 +624,13 @@ class Opposed(Ruleset):
         crit = self.tier_dice[min(self.tier(sl) + 1, len(self.tier_dice) - 1)]
         f_dmg = flourish.damage if flourish else 0
         dflat = fsl + weapon.damage + f_dmg
-        extra = (plus(weapon.damage) + (f" {weapon.name}" if weapon.damage else "")
-                 + plus(f_dmg) + (f" {flourish.name}" if f_dmg and flourish else ""))
+        extra = ((f"{plus(weapon.damage)} ({weapon.name})" if weapon.damage else "")
+                 + (f"{plus(f_dmg)} ({flourish.name})" if f_dmg and flourish else ""))
         armour = self.gear_dice(self._gear(defender, "armour"), self.stat(defender, "armour_sl"))
         if surprise and weapon.ranged and not self.data.surprise.armour:
             armour = (0, 0)
         return Strike(
-            attacker.id, defender.id, weapon, flourish, atk, flat, " + ".join(parts),
+            attacker.id, defender.id, weapon, flourish, atk, flat, attack_text,
             not why_not, why_not, dfn, dsl, shield, dparts, not (surprise and weapon.ranged),
             form, crit, dflat,
             f"{dice_text(form)} + {fsl} (Combat Form {ftext}){extra}",

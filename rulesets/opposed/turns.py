@@ -60,12 +60,16 @@ class Turns(OrderedTurns, frozen=True, tag="opposed_turns"):
         """End the turn: back to an interrupted token, or the next in the order."""
         if self.resumed:
             return replace(self, resumed="", used=self.paused, paused=())
-        return replace(super().end_turn(), used=())
+        nxt = super().end_turn()
+        assert isinstance(nxt, Turns)
+        return replace(nxt, used=())
 
     def reorder(self, order: Sequence[str]) -> Turns:
         """The same combatants in a new order; a resumed turn keeps running."""
         plain = replace(self, resumed="")
-        return replace(OrderedTurns.reorder(plain, order), resumed=self.resumed)
+        new = OrderedTurns.reorder(plain, order)
+        assert isinstance(new, Turns)
+        return replace(new, resumed=self.resumed)
 
 
 def fits(used: Sequence[str], shape: Sequence[str]) -> int | None:

@@ -60,10 +60,7 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
         if t.values.get("abstain"):
             detail.append(f"abstains: \"{t.values['abstain']}\"")
         rows.append(OrderRow(tid, t.name, t.side, f"#{i + 1}", status, "; ".join(detail)))
-    if turns.surprise:
-        title = "Surprise round (before initiative)"
-    else:
-        title = f"Round {turns.round}"
+    title = "Surprise round (before initiative)" if turns.surprise else f"Round {turns.round}"
     if turns.resumed:
         title += f" — {rules.who(state, turns.resumed)}'s held turn"
     return TurnOrder(title, tuple(rows))
@@ -146,9 +143,9 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                        Act(actor, "bonus",
                            detail=f"{rules.data.challenge.bonus} declared by the GM")))
     stance = state.data.get("opportunity", rules.data.opportunity.decide)
-    o = rules.data.opportunity
+    chance = rules.data.opportunity
     for key, label in (("roll", f"GM: roll for attacks of opportunity "
-                                f"({o.take_at_most} in {o.die})"),
+                                f"({chance.take_at_most} in {chance.die})"),
                        ("take", "GM: foes always take attacks of opportunity"),
                        ("pass", "GM: foes let runners go")):
         if key != stance:
