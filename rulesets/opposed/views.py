@@ -51,7 +51,8 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
             detail.append("stunned")
         if status == "acting":
             left = remaining(turns.used, rules.shapes(turns))
-            detail.append(f"left: {' or '.join(left)}" if left else "turn used up")
+            detail.append("left: the whole turn" if not turns.used
+                          else f"left: {' or '.join(left)}" if left else "turn used up")
         if tid == turns.in_order and turns.resumed:
             detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
         condition = turns.condition_of(tid)
