@@ -216,7 +216,7 @@ def strike_odds(rules: Rules, state: Encounter, attacker: Token, target: Token, 
     also = (("Chance with a late disadvantage", late.at_least(against + need)),)
     success = now.at_least(against + need)
     if kind == "knock_down":
-        return Odds(success, (), 0.0, also, spreads, "victory levels")
+        return Odds(success, (), 0.0, chances=also, spreads=spreads, spread_axis="victory levels")
     miss = -1
 
     def damage(v: int) -> int:
@@ -226,4 +226,5 @@ def strike_odds(rules: Rules, state: Encounter, attacker: Token, target: Token, 
     drop_at = target.hp - data.hp.dead_at
     drop = sum(p for d, p in spread if d != miss and d >= drop_at)
     table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
-    return Odds(success, table, drop, also, spreads, "victory levels")
+    return Odds(success, table, drop, chances=also, spreads=spreads,
+                spread_axis="victory levels")

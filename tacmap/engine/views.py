@@ -117,8 +117,10 @@ class Odds:
     """Damage distribution on success: (damage, probability)."""
     drop: float = 0.0
     """Chance the target drops (is taken out) from this attack."""
-    also: tuple[tuple[str, float], ...] = ()
-    """More labelled chances the card lists (``("Chance to hit with a late disadvantage", p)``)."""
+    chances: tuple[tuple[str, float], ...] = ()
+    """More labelled chances the card lists (``("Chance of a critical", 0.08)``)."""
+    lines: tuple[str, ...] = ()
+    """How the numbers add up, one line each, in small print under the chances."""
     spreads: tuple[Spread, ...] = ()
     """Distributions the card plots side by side, on the axis ``spread_axis`` names."""
     spread_axis: str = ""

@@ -51,7 +51,8 @@ class OddsCard(QDialog):
                 lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
                              f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
             lines.append(f"Chance {target} drops: <b>{percent(odds.drop)}</b>")
-            lines += [f"{label}: <b>{percent(p)}</b>" for label, p in odds.also]
+            lines += [f"{label}: <b>{percent(p)}</b>" for label, p in odds.chances]
+            lines += [f"<small>{line}</small>" for line in odds.lines]
             self.summary = QLabel("<br>".join(lines))
         layout.addWidget(self.summary)
         self.plot: pg.PlotWidget | None = None

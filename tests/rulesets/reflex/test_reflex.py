@@ -96,7 +96,7 @@ def test_the_odds_card_gives_the_vl_distribution_both_ways(registry: Registry) -
     assert dict(late.values)[4] == pytest.approx(1 / 81)
     # A hit needs VL − Defence 1 ≥ 1: VL ≥ 2.
     assert odds.success == pytest.approx(11 / 16)
-    assert odds.also[0][1] == pytest.approx(1 - (2 / 3) ** 4 - 4 * (1 / 3) * (2 / 3) ** 3)
+    assert odds.chances[0][1] == pytest.approx(1 - (2 / 3) ** 4 - 4 * (1 / 3) * (2 / 3) ** 3)
     assert dict(odds.damage)[3] == pytest.approx((6 / 16) / (11 / 16))
     assert odds.spread_axis == "victory levels"
 

@@ -1,0 +1,52 @@
+"""``tacmap bench`` figures opposed owns (DESIGN §7): one attack executed, one odds preview."""
+
+from __future__ import annotations
+
+import itertools
+
+from tacmap.engine import odds
+from tacmap.engine.commands import Attack, StartCombat
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure, Ruleset
+from tacmap.engine.state import MapSpec, Token
+
+#: Bench timing budgets from DESIGN §7, in milliseconds (p95).
+ATTACK_BUDGET_MS = 5.0
+ODDS_BUDGET_MS = 20.0
+
+
+def figures(rules: Ruleset) -> list[BenchFigure]:
+    """One attack executed (hit, miss, critical, armour), one exact odds preview."""
+    state = rules.new_encounter("bench", seed=1)
+    state.map = MapSpec(12, 8)
+    hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
+                 stats={"weapon": "sword", "weapon_sl": 2, "form_sl": 2, "defense_sl": 2,
+                        "shield": "light", "armour": "light"})
+    foe = Token("brak", "Brak", "foes", 3, 2, hp=30, max_hp=30,
+                stats={"weapon": "keen_axe", "defense_sl": 1, "shield": "medium",
+                       "shield_sl": 2, "armour": "medium", "armour_sl": 5, "vigor": 14})
+    state.tokens = {hero.id: hero, foe.id: foe}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat(("ana", "brak")))
+    seeds = itertools.count(2)
+    attack = Attack("ana", "brak")
+
+    def execute_attack() -> object:
+        state.seed = next(seeds)
+        events = referee.execute(attack)
+        referee.undo()
+        return events
+
+    levels = itertools.cycle(range(0, 13))
+    hps = itertools.cycle((4, 11, 18, 25))
+
+    def attack_odds() -> object:
+        # Uncached, and a different attacker and target each call, as a GM hovering would.
+        odds.dice.cache_clear()
+        sl = next(levels)
+        hero.stats = {**hero.stats, "weapon_sl": sl, "form_sl": 12 - sl}
+        foe.hp = next(hps)
+        return rules.preview(state, attack)
+
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]

@@ -1,0 +1,742 @@
+"""The ``opposed`` ruleset (seed 003): skill dice against defence dice, shields, armour,
+criticals at double, health from falling to death, surprise, turn shapes, held turns and
+attacks of opportunity.
+
+README.md gives every rule with the seed's words and each choice made where the seed is
+silent; ruleset.toml holds every number. The round lives in ``state.schedule`` (a
+``Turns``, the ``OrderedTurns`` of turns.py); the rest in ``token.values``, changed only
+through events, so undo, redo and replay are exact:
+
+* ``stamina``, ``faith``: what is left to pay flourishes with (absent: the stat).
+* ``bonus``: ``(amount, why)``, a situational bonus the GM granted for the next attack.
+* ``abstain``: the declared intent of a token staying out of the fight this turn.
+* ``withdrawing`` / ``moved``: a withdrawal under way and the metres it has covered.
+* ``no_return``: enemies whose attack of opportunity the token defended: it cannot
+  attack them back until the next round.
+* before combat: ``surprise`` (may act in the surprise round), ``initiator`` (started
+  the fight), ``no_advantage`` (the condition that takes the initiator's advantage).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+
+from msgspec.structs import replace
+
+from tacmap.engine import grid
+from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.errors import RuleError
+from tacmap.engine.events import (
+    ConditionChanged,
+    DataChanged,
+    HpChanged,
+    LeftReach,
+    RoundChanged,
+    Said,
+    ScheduleChanged,
+    TokenMoved,
+    ValueChanged,
+)
+from tacmap.engine.geometry import line_of_sight
+from tacmap.engine.movement import MovePlan
+from tacmap.engine.records import Json, Text
+from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
+from tacmap.engine.state import Encounter, Token
+from tacmap.engine.views import ActionOption, Preview, TurnOrder
+
+from . import acts, bench, views
+from .combat import STUNNED, DiceSet, Strike, dice_text, plus, roll_strike, strike_odds
+from .data import Data, Flourish, Gear, Weapon, parse_dice
+from .turns import Turns, allowed, remaining, shapes_text
+
+#: Health states, as conditions on the token ("healthy" has none).
+FALLING, INCAPACITATED, UNCONSCIOUS, DEAD = "falling", "incapacitated", "unconscious", "dead"
+HEALTH = (FALLING, INCAPACITATED, UNCONSCIOUS, DEAD)
+#: Values that last one turn.
+TURN_VALUES = ("bonus", "abstain", "withdrawing", "moved")
+#: Actions allowed in the surprise round: "take an action, including either movement or
+#: an attack".
+SURPRISE_SHAPES = (("move",), ("standard",))
+STANCES = ("roll", "take", "pass")
+
+
+class Run(Command, frozen=True, tag="opposed_run"):
+    """A move that says what the GM's side does about attacks of opportunity it draws."""
+
+    actor: Text
+    """Token that runs."""
+    path: tuple[tuple[int, int], ...]
+    """Waypoints after the start cell."""
+    opportunity: Text = ""
+    """``"take"``, ``"pass"``, ``"roll"``; empty: the GM's standing choice, else the data's."""
+
+
+def _words(text: str) -> list[str]:
+    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
+
+
+class Opposed(Ruleset):
+    """Seed 003: the GM's order, turn shapes, and an opposed roll for every attack."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        super().__init__(manifest)
+        self.data: Data = manifest.tables(Data)
+        block = self.stat_block
+        for key in ("vigor", "speed", "weapon_sl", "form_sl", "defense_sl", "shield_sl",
+                    "armour_sl", "reflex_sl", "stamina", "faith"):
+            block.need(key, "int")
+        block.need("weapon", "choice", among=self.data.weapons, table="weapons")
+        block.need("shield", "choice", among=self.data.shields, table="shields")
+        block.need("armour", "choice", among=self.data.armour, table="armour")
+        self.tier_dice = tuple(parse_dice(t.dice) for t in self.data.tiers)
+        self.generic = {" ".join(_words(g)) for g in self.data.hold.generic}
+
+    # --- a token's numbers ---------------------------------------------------------
+
+    def stat(self, token: Token, key: str) -> int:
+        """A whole-number stat, or its default from [stat_block]."""
+        value = token.stats.get(key, self.stat_block.default(key))
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise RuleError(f"{token.name}'s {key} is {value!r}, not a number; set it again")
+        return int(value)
+
+    def tier(self, sl: int) -> int:
+        """Index in [[tiers]] of a skill at level ``sl``."""
+        return max([i for i, t in enumerate(self.data.tiers) if t.from_sl <= sl] or [0])
+
+    def skill(self, token: Token, key: str) -> tuple[DiceSet, int, str]:
+        """A skill's dice, its SL and "Novice SL 1"."""
+        sl = self.stat(token, key)
+        i = self.tier(sl)
+        return self.tier_dice[i], sl, f"{self.data.tiers[i].name} SL {sl}"
+
+    def gear_dice(self, gear: Gear, sl: int) -> DiceSet:
+        """A shield's or armour's dice at the rank of skill level ``sl``."""
+        if not gear.dice:
+            return (0, 0)
+        return parse_dice(gear.dice[min(self.tier(sl), len(gear.dice) - 1)])
+
+    def weapon_of(self, token: Token) -> Weapon:
+        key = str(token.stats.get("weapon", self.stat_block.default("weapon")))
+        return self.data.weapons.get(key) or next(iter(self.data.weapons.values()))
+
+    def _gear(self, token: Token, table: str) -> Gear:
+        rows = self.data.shields if table == "shield" else self.data.armour
+        key = str(token.stats.get(table, self.stat_block.default(table)))
+        return rows.get(key) or next(iter(rows.values()))
+
+    def points(self, token: Token, key: str) -> int:
+        """Stamina or Faith left."""
+        value = token.values.get(key)
+        return int(value) if isinstance(value, int) else self.stat(token, key)
+
+    def health(self, token: Token) -> str:
+        """``healthy``, ``falling``, ``incapacitated``, ``unconscious`` or ``dead``."""
+        if DEAD in token.conditions:
+            return DEAD
+        if token.hp > 0:
+            return "healthy"
+        return next((c for c in (UNCONSCIOUS, INCAPACITATED, FALLING) if c in token.conditions),
+                    FALLING)
+
+    def fights(self, token: Token) -> bool:
+        """May take part in combat: attack, defend, threaten its reach."""
+        return self.health(token) == "healthy"
+
+    def speed(self, token: Token) -> float:
+        """Metres of one move action: half while incapacitated."""
+        metres = float(self.stat(token, "speed"))
+        if self.health(token) == INCAPACITATED:
+            metres *= self.data.turn.incapacitated_speed
+        return metres
+
+    def reach(self, state: Encounter, token: Token) -> float:
+        weapon = self.weapon_of(token)
+        return 0.0 if weapon.ranged or not self.fights(token) else weapon.reach
+
+    # --- the turn ------------------------------------------------------------------
+
+    @staticmethod
+    def turns(state: Encounter) -> Turns:
+        if not isinstance(state.schedule, Turns):
+            raise RuleError("combat has not started: the GM starts it")
+        return state.schedule
+
+    @staticmethod
+    def who(state: Encounter, token_id: str | None) -> str:
+        if not token_id:
+            return "nobody"
+        token = state.tokens.get(token_id)
+        return token.name if token else token_id
+
+    def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]:
+        return SURPRISE_SHAPES if turns.surprise else self.data.turn.shapes
+
+    def turn_refusal(self, state: Encounter, actor: str) -> str:
+        """Why ``actor`` cannot act now ("" when it can)."""
+        turns = self.turns(state)
+        token = state.token(actor)
+        if turns.current != actor:
+            return f"it is {self.who(state, turns.current)}'s turn, not {token.name}'s"
+        health = self.health(token)
+        if health in (DEAD, UNCONSCIOUS):
+            return f"{token.name} is {health} and cannot act"
+        if health == FALLING:
+            return f"{token.name} is falling (Health {token.hp}) and cannot act"
+        return ""
+
+    def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str:
+        """Why taking ``kinds`` now breaks the turn shape ("" when it fits)."""
+        shapes = self.shapes(turns)
+        if allowed((*turns.used, *kinds), shapes):
+            return ""
+        what = " + ".join(kinds)
+        done = " + ".join(turns.used) or "nothing"
+        head = ("in the surprise round a turn is one action: a move or a standard action"
+                if turns.surprise else f"a turn is {shapes_text(shapes)}")
+        return f"{head}; {token.name} has taken {done} and cannot add {what}"
+
+    def acting(self, state: Encounter, actor: str, kinds: tuple[str, ...] = ()) -> Token:
+        reason = self.turn_refusal(state, actor)
+        token = state.token(actor)
+        if not reason and kinds:
+            reason = self.shape_refusal(self.turns(state), token, kinds)
+        if reason:
+            raise RuleError(reason)
+        return token
+
+    def take(self, ctx: Resolution, token: Token, kinds: tuple[str, ...], what: str) -> None:
+        turns = self.turns(ctx.state)
+        new = turns.take(kinds)
+        left = remaining(new.used, self.shapes(new))
+        tail = f"left: {' or '.join(left)}" if left else "nothing left this turn"
+        ctx.emit(ScheduleChanged(turns, new, f"{token.name}: {' + '.join(kinds)} ({what}); "
+                                             f"{tail}"))
+
+    # --- judging -------------------------------------------------------------------
+
+    def resolve(self, ctx: Resolution, cmd: Command) -> None:
+        if isinstance(cmd, Attack):
+            self._attack(ctx, cmd.actor, cmd.target, cmd.weapon, None)
+        elif isinstance(cmd, Move):
+            self._move(ctx, cmd.actor, cmd.path, "")
+        elif isinstance(cmd, Run):
+            if cmd.opportunity and cmd.opportunity not in STANCES:
+                raise RuleError(f"opportunity is one of {', '.join(STANCES)}, "
+                                f"not {cmd.opportunity!r}")
+            self._move(ctx, cmd.actor, cmd.path, cmd.opportunity)
+        elif isinstance(cmd, Act):
+            self._act(ctx, cmd)
+        elif isinstance(cmd, EndTurn):
+            self.end_turn(ctx, cmd.actor)
+        elif isinstance(cmd, StartCombat):
+            self._start(ctx, tuple(cmd.order))
+        elif isinstance(cmd, Reorder):
+            self._reorder(ctx, tuple(cmd.order))
+        else:
+            super().resolve(ctx, cmd)
+
+    # --- starting, order, surprise -------------------------------------------------------
+
+    def _start(self, ctx: Resolution, order: tuple[str, ...]) -> None:
+        state = ctx.state
+        if state.schedule is not None:
+            raise RuleError("combat has already started; the GM can drag the order")
+        for tid in order:
+            if not state.token(tid).alive:
+                raise RuleError(f"{state.tokens[tid].name} is dead and cannot join the fight")
+        if len(set(order)) != len(order):
+            raise RuleError("the order names a combatant twice")
+        marked = [t.id for t in state.tokens.values() if t.values.get("surprise") and t.alive]
+        if not marked:
+            self._initiative(ctx, None, order, 1)
+            return
+        turns = replace(Turns.start(marked, 1), surprise=True, after=order)
+        ctx.emit(RoundChanged(state.round, 1))
+        names = ", ".join(self.who(state, t) for t in marked)
+        ctx.emit(ScheduleChanged(None, turns, f"surprise round before initiative: one action "
+                                              f"each for {names}"))
+        self.start_turn(ctx, turns.current or "")
+
+    def _initiative(self, ctx: Resolution, old: Turns | None, given: tuple[str, ...],
+                    rnd: int) -> None:
+        """Set the order of the normal rounds: the GM's, or a Reflex check each."""
+        state = ctx.state
+        living = [t for t in state.tokens.values() if t.alive]
+        if given:
+            order = [tid for tid in given if tid in state.tokens and state.tokens[tid].alive]
+            order += [t.id for t in living if t.id not in order]
+            how = "the GM's order"
+        elif self.data.order.default == "map":
+            order, how = [t.id for t in living], "the GM's order (the map's)"
+        else:
+            ranks: list[tuple[int, int, int, str]] = []
+            for i, t in enumerate(living):
+                dice, sl, text = self.skill(t, "reflex_sl")
+                r = ctx.roll(t.id, dice[0], dice[1], f"Reflex check for turn order: "
+                                                     f"{dice_text(dice)} + {sl} ({text})")
+                ranks.append((-(r.total + sl), -sl, i, t.id))
+            order, how = [tid for *_, tid in sorted(ranks)], "Reflex checks, highest first"
+        if not order:
+            raise RuleError("nobody is left to fight")
+        first = next((t for t in living if t.values.get("initiator")), None)
+        if first is not None and self.data.challenge.advantage == "first_turn":
+            block = first.values.get("no_advantage")
+            if block:
+                ctx.emit(Said(f"{first.name} started the fight, but has no advantage: "
+                              f"{block}", first.id))
+            elif first.id in order:
+                order.remove(first.id)
+                order.insert(0, first.id)
+                ctx.emit(Said(f"{first.name} started the fight: advantage, the first turn",
+                              first.id))
+        for t in living:
+            for key in ("surprise", "initiator", "no_advantage"):
+                if key in t.values:
+                    ctx.emit(ValueChanged(t.id, key, t.values[key], None, "initiative is set"))
+        held = old.held if old else ()
+        turns = replace(Turns.start(order, 1), round=rnd, held=held)
+        ctx.emit(RoundChanged(state.round, rnd))
+        names = ", ".join(self.who(state, t) for t in order)
+        ctx.emit(ScheduleChanged(old, turns, f"turn order ({how}): {names}; "
+                                             f"{self.who(state, turns.current)}'s turn"))
+        self.start_turn(ctx, turns.current or "")
+
+    def joined(self, ctx: Resolution, token: Token) -> None:
+        """A newcomer takes the last place in the order (after the surprise round: it rolls)."""
+        turns = ctx.state.schedule
+        if not isinstance(turns, Turns):
+            return
+        if turns.surprise:
+            if turns.after:
+                ctx.emit(ScheduleChanged(turns, replace(turns, after=(*turns.after, token.id)),
+                                         f"{token.name} joins, last once initiative is set"))
+            else:
+                ctx.emit(Said(f"{token.name} joins the fight when initiative is set", token.id))
+            return
+        ctx.emit(ScheduleChanged(turns, turns.add(token.id),
+                                 f"{token.name} joins the fight, last in the order"))
+
+    def _reorder(self, ctx: Resolution, order: tuple[str, ...]) -> None:
+        turns = self.turns(ctx.state)
+        new = turns.reorder(order)
+        names = ", ".join(self.who(ctx.state, t) for t in order)
+        ctx.emit(ScheduleChanged(turns, new, f"the GM sets the order: {names}"))
+
+    # --- ending turns -------------------------------------------------------------------
+
+    def end_turn(self, ctx: Resolution, actor: str) -> None:
+        """End the acting token's turn; the next one starts."""
+        state = ctx.state
+        turns = self.turns(state)
+        current = turns.current
+        if actor and actor != current:
+            raise RuleError(f"it is {self.who(state, current)}'s turn, "
+                            f"not {self.who(state, actor)}'s")
+        token = state.tokens.get(current or "")
+        if token is not None:
+            for key in TURN_VALUES:
+                if key in token.values:
+                    ctx.emit(ValueChanged(token.id, key, token.values[key], None,
+                                          "the turn ends"))
+        nxt = turns.next_turn()
+        if turns.surprise and nxt.round != turns.round:
+            ctx.emit(Said("the surprise round is over: initiative"))
+            self._initiative(ctx, turns, turns.after, turns.round + 1)
+            return
+        for _ in range(len(nxt.order) + 1):
+            t = state.tokens.get(nxt.current or "")
+            if t is not None and t.alive:
+                break
+            nxt = nxt.next_turn()
+        if nxt.round != turns.round:
+            ctx.emit(RoundChanged(state.round, nxt.round))
+            self._new_round(ctx)
+        back = " (back from the held turn)" if turns.resumed else ""
+        ctx.emit(ScheduleChanged(turns, nxt, f"{self.who(state, nxt.current)}'s turn{back} "
+                                             f"(round {nxt.round})"))
+        if not turns.resumed:
+            self.start_turn(ctx, nxt.current or "")
+
+    def _new_round(self, ctx: Resolution) -> None:
+        for t in ctx.state.tokens.values():
+            if STUNNED in t.conditions:
+                ctx.emit(ConditionChanged(t.id, STUNNED, False))
+            if t.values.get("no_return"):
+                ctx.emit(ValueChanged(t.id, "no_return", t.values["no_return"], None,
+                                      "a new round: it may attack back again"))
+
+    def start_turn(self, ctx: Resolution, tid: str) -> None:
+        """A turn begins: a falling token not healed becomes incapacitated; a hold lapses."""
+        state = ctx.state
+        token = state.tokens.get(tid)
+        if token is None:
+            return
+        turns = state.schedule
+        if isinstance(turns, Turns) and turns.condition_of(tid) is not None:
+            left = replace(turns, held=tuple(h for h in turns.held if h[0] != tid))
+            ctx.emit(ScheduleChanged(turns, left, f"{token.name}'s held turn lapses: "
+                                                  "the next turn has come"))
+        if FALLING in token.conditions and token.hp <= 0:
+            ctx.emit(ConditionChanged(tid, FALLING, False))
+            ctx.emit(ConditionChanged(tid, INCAPACITATED, True))
+            ctx.emit(Said(f"{token.name} was not healed in time: incapacitated (half speed, "
+                          "a withdrawal or a standard action, no combat)", tid))
+        elif token.hp > 0:
+            self.settle(ctx, token)
+
+    # --- health ---------------------------------------------------------------------------
+
+    def harm(self, ctx: Resolution, token: Token, amount: int, why: str) -> None:
+        """Take ``amount`` off Health and move along the road from falling to death."""
+        ctx.emit(HpChanged(token.id, token.hp, max(-10_000, token.hp - amount), why))
+        self.settle(ctx, token)
+
+    def settle(self, ctx: Resolution, token: Token) -> None:
+        """Set the health condition Health calls for."""
+        vigor, hp = self.stat(token, "vigor"), token.hp
+        dead = hp <= -vigor if self.data.health.dead_at_minus_vigor else hp < -vigor
+        if dead:
+            want, say = DEAD, f"dead at Health {hp} (Vigor {vigor})"
+        elif 2 * hp <= -vigor:
+            want, say = UNCONSCIOUS, (f"unconscious at Health {hp} (negative half of Vigor "
+                                      f"{vigor}): unable to act")
+        elif hp <= 0:
+            if INCAPACITATED in token.conditions or UNCONSCIOUS in token.conditions:
+                want, say = INCAPACITATED, f"incapacitated at Health {hp}"
+            else:
+                want, say = FALLING, (f"falling at Health {hp}: incapacitated unless healed "
+                                      "before the start of the next turn")
+        else:
+            want, say = "", f"back on their feet at Health {hp}"
+        have = [c for c in HEALTH if c in token.conditions]
+        if have == ([want] if want else []):
+            return
+        for c in have:
+            if c != want:
+                ctx.emit(ConditionChanged(token.id, c, False))
+        if want and want not in have:
+            ctx.emit(ConditionChanged(token.id, want, True))
+        ctx.emit(Said(f"{token.name} is {say}", token.id))
+
+    # --- moving ---------------------------------------------------------------------------
+
+    def move_budget(self, state: Encounter, token: Token) -> float | None:
+        if not isinstance(state.schedule, Turns):
+            return None if self.data.turn.free_moves_before_combat else 0.0
+        turns = state.schedule
+        if self.turn_refusal(state, token.id):
+            return 0.0
+        if token.values.get("withdrawing"):
+            return max(0.0, 2 * self.speed(token) - float(token.values.get("moved") or 0))
+        return self.speed(token) * self._moves_left(turns, token)
+
+    def _moves_left(self, turns: Turns, token: Token) -> int:
+        if token.values.get("withdrawing"):
+            return 2
+        for n in (2, 1):
+            if allowed((*turns.used, *("move",) * n), self.shapes(turns)):
+                return n
+        return 0
+
+    def move_bands(self, state: Encounter, token: Token) -> tuple[float, ...]:
+        if not isinstance(state.schedule, Turns):
+            return super().move_bands(state, token)
+        n = self._moves_left(state.schedule, token)
+        per = self.speed(token)
+        return tuple(per * k for k in range(1, n + 1)) if per > 0 else ()
+
+    def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
+        if isinstance(state.schedule, Turns):
+            reason = self.turn_refusal(state, token.id)
+            if reason:
+                return reason
+            if self._moves_left(state.schedule, token) == 0:
+                return self.shape_refusal(state.schedule, token, ("move",))
+        elif not self.data.turn.free_moves_before_combat:
+            return "combat has not started: the GM places tokens with a free move"
+        end = plan.cells[-1]
+        if len(plan.cells) < 2:
+            return f"{token.name} is already at ({end[0]},{end[1]})"
+        for other_id in plan.occupants:
+            if state.tokens[other_id].alive:
+                return f"({end[0]},{end[1]}) is taken by {state.tokens[other_id].name}"
+        return super().move_refusal(state, token, plan)
+
+    def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
+        if isinstance(cmd, Attack):
+            return self._preview_attack(state, cmd.actor, cmd.target, cmd.weapon, None)
+        if isinstance(cmd, Act) and cmd.action.startswith("flourish:"):
+            return self._preview_attack(state, cmd.actor, cmd.target, "",
+                                        self._flourish(cmd.action))
+        if isinstance(cmd, Run):
+            return self.preview_move(state, Move(cmd.actor, cmd.path), version)
+        return super().preview(state, cmd, version)
+
+    def _move(self, ctx: Resolution, actor: str, path: tuple[tuple[int, int], ...],
+              stance: str) -> None:
+        state = ctx.state
+        token = state.token(actor)
+        plan = self.plan(state, token, path)
+        reason = plan.blocked or self.move_refusal(state, token, plan)
+        if reason:
+            raise RuleError(reason)
+        if not isinstance(state.schedule, Turns):
+            ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
+            return
+        withdrawing = bool(token.values.get("withdrawing"))
+        if withdrawing:
+            moved = float(token.values.get("moved") or 0) + plan.cost
+            ctx.emit(ValueChanged(token.id, "moved", token.values.get("moved"), moved,
+                                  f"withdrawal: {moved:g} of {2 * self.speed(token):g} m"))
+        else:
+            n = 1 if plan.cost <= self.speed(token) + 1e-9 else 2
+            self.take(ctx, token, ("move",) * n, f"{plan.cost:g} m")
+        stop = len(plan.cells) - 1
+        for enemy_id, step in sorted(plan.leaves, key=lambda p: p[1]):
+            enemy = state.tokens[enemy_id]
+            if not self.fights(enemy) or not self.fights(token):
+                continue
+            if withdrawing:
+                ctx.emit(Said(f"{token.name} withdraws from {enemy.name}'s reach: "
+                              "no attack of opportunity", token.id))
+                continue
+            if self._opportunity(ctx, enemy, token, stance) and step < stop:
+                stop = step
+                ctx.emit(Said(f"the hit stops {token.name}'s run at "
+                              f"({plan.cells[step][0]},{plan.cells[step][1]})", token.id))
+                break
+        cells = plan.cells[:stop + 1]
+        cost = plan.cost if stop == len(plan.cells) - 1 else \
+            grid.cells_cost(state.diagonal, cells)
+        ctx.emit(TokenMoved(token.id, cells, cost))
+        for enemy_id, step in plan.leaves:
+            if step <= stop:
+                ctx.emit(LeftReach(token.id, enemy_id, step))
+
+    def _opportunity(self, ctx: Resolution, enemy: Token, runner: Token, stance: str) -> bool:
+        """The GM's side decides on an attack of opportunity; True when it hits."""
+        o = self.data.opportunity
+        given = stance or str(ctx.state.data.get("opportunity") or "")
+        decide = given if given in STANCES else o.decide
+        ask = f"{runner.name} runs from {enemy.name}'s reach"
+        if decide == "roll":
+            r = ctx.roll(enemy.id, 1, o.die, f"{ask}: attack of opportunity on "
+                                             f"{o.take_at_most} or less")
+            take = r.total <= o.take_at_most
+        else:
+            take = decide == "take"
+            ctx.emit(Said(f"{ask}: the GM's choice, {enemy.name} "
+                          f"{'takes' if take else 'lets it go without'} an attack of "
+                          "opportunity", enemy.id))
+        if not take:
+            if decide == "roll":
+                ctx.emit(Said(f"{enemy.name} lets {runner.name} go unimpeded", enemy.id))
+            return False
+        strike = self.strike(ctx.state, enemy, runner, None, check_reach=False)
+        hit = roll_strike(self, ctx, strike, "attack of opportunity")
+        if strike.defends:
+            old = runner.values.get("no_return")
+            mine = tuple(old) if isinstance(old, tuple) else ()
+            if enemy.id not in mine:
+                ctx.emit(ValueChanged(runner.id, "no_return", old, (*mine, enemy.id),
+                                      f"defended: cannot attack {enemy.name} back until "
+                                      "next round"))
+        return hit
+
+    # --- attacking ------------------------------------------------------------------------
+
+    def _flourish(self, action: str) -> Flourish:
+        key = action.partition(":")[2]
+        if key not in self.data.flourishes:
+            raise RuleError(f"there is no flourish {key!r} (flourishes: "
+                            f"{', '.join(self.data.flourishes)})")
+        return self.data.flourishes[key]
+
+    def attack_refusal(self, state: Encounter, attacker: Token) -> str:
+        """Why ``attacker`` may not attack anyone now ("" when it may)."""
+        if not self.fights(attacker):
+            return (f"{attacker.name} is {self.health(attacker)}: no combat until Health is "
+                    "above 0")
+        intent = attacker.values.get("abstain")
+        if intent:
+            return f"{attacker.name} abstains from combat this turn ({intent})"
+        return ""
+
+    def strike(self, state: Encounter, attacker: Token, defender: Token,
+               flourish: Flourish | None, weapon_key: str = "",
+               check_reach: bool = True) -> Strike:
+        """Check an attack and work out its numbers (changes nothing)."""
+        if defender.id == attacker.id:
+            raise RuleError(f"{attacker.name} cannot attack themself")
+        if not defender.alive:
+            raise RuleError(f"{defender.name} is already dead")
+        if defender.side == attacker.side:
+            raise RuleError(f"{defender.name} is on {attacker.name}'s side")
+        weapon = self.weapon_of(attacker)
+        if weapon_key and weapon_key != weapon.key:
+            raise RuleError(f"{attacker.name} holds the {weapon.name}, not {weapon_key!r}")
+        no_return = attacker.values.get("no_return")
+        if isinstance(no_return, tuple) and defender.id in no_return:
+            raise RuleError(f"{attacker.name} defended {defender.name}'s attack of "
+                            "opportunity and cannot attack them back until next round")
+        if check_reach:
+            gap = grid.edge_distance(state.diagonal, attacker.cell, attacker.size,
+                                     defender.cell, defender.size)
+            far = weapon.range if weapon.ranged else weapon.reach
+            if gap > far + 1e-9:
+                raise RuleError(f"{defender.name} is {gap:g} m away; {attacker.name}'s "
+                                f"{weapon.name} reaches {far:g} m")
+            if not line_of_sight(self.space.walls(state), attacker, defender):
+                raise RuleError(f"a wall stands between {attacker.name} and {defender.name}")
+        if flourish is not None:
+            for key, cost in (("stamina", flourish.stamina), ("faith", flourish.faith)):
+                if cost > self.points(attacker, key):
+                    raise RuleError(f"{flourish.name} costs {cost} {key}; {attacker.name} has "
+                                    f"{self.points(attacker, key)}")
+        return self._numbers(state, attacker, defender, weapon, flourish)
+
+    def _numbers(self, state: Encounter, attacker: Token, defender: Token, weapon: Weapon,
+                 flourish: Flourish | None) -> Strike:
+        atk, sl, text = self.skill(attacker, "weapon_sl")
+        bonus, bonus_why = self._bonus(attacker)
+        f_atk = flourish.attack if flourish else 0
+        flat = sl + weapon.attack + f_atk + bonus
+        attack_text = (f"{dice_text(atk)} + {sl} ({text}, {weapon.family or weapon.name})"
+                       + (f"{plus(weapon.attack)} ({weapon.name})" if weapon.attack else "")
+                       + (f"{plus(f_atk)} ({flourish.name})" if f_atk and flourish else "")
+                       + (f"{plus(bonus)} (situational: {bonus_why})" if bonus else ""))
+        surprise = isinstance(state.schedule, Turns) and state.schedule.surprise
+        why_not = ""
+        if surprise and weapon.ranged:
+            why_not = "a surprise attack: no defence roll, no critical"
+        elif STUNNED in defender.conditions:
+            why_not = f"{defender.name} is stunned: no defence roll"
+        elif not self.fights(defender):
+            why_not = f"{defender.name} is {self.health(defender)}: no defence roll"
+        dfn, dsl, dtext = self.skill(defender, "defense_sl")
+        shield = self.gear_dice(self._gear(defender, "shield"), self.stat(defender, "shield_sl"))
+        dparts = f"{dice_text(dfn)} + {dsl} (Combat Defense {dtext})"
+        if shield[0]:
+            dparts += f" + {dice_text(shield)} ({self._gear(defender, 'shield').name})"
+        form, fsl, ftext = self.skill(attacker, "form_sl")
+        crit = self.tier_dice[min(self.tier(sl) + 1, len(self.tier_dice) - 1)]
+        f_dmg = flourish.damage if flourish else 0
+        dflat = fsl + weapon.damage + f_dmg
+        extra = ((f"{plus(weapon.damage)} ({weapon.name})" if weapon.damage else "")
+                 + (f"{plus(f_dmg)} ({flourish.name})" if f_dmg and flourish else ""))
+        armour = self.gear_dice(self._gear(defender, "armour"), self.stat(defender, "armour_sl"))
+        if surprise and weapon.ranged and not self.data.surprise.armour:
+            armour = (0, 0)
+        return Strike(
+            attacker.id, defender.id, weapon, flourish, atk, flat, attack_text,
+            not why_not, why_not, dfn, dsl, shield, dparts, not (surprise and weapon.ranged),
+            form, crit, dflat,
+            f"{dice_text(form)} + {fsl} (Combat Form {ftext}){extra}",
+            f"{dice_text(crit)} (next tier above weapon {text}) + {fsl} (Combat Form){extra}",
+            armour, f"{dice_text(armour)} ({self._gear(defender, 'armour').name}, no modifier)",
+            bool(flourish and flourish.stun), bonus, bonus_why)
+
+    def _bonus(self, token: Token) -> tuple[int, str]:
+        b = token.values.get("bonus")
+        if isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], int):
+            return b[0], str(b[1])
+        return 0, ""
+
+    def _check_attack(self, state: Encounter, actor: str, target: str, weapon: str,
+                      flourish: Flourish | None) -> Strike:
+        attacker = self.acting(state, actor, ("standard",))
+        reason = self.attack_refusal(state, attacker)
+        if reason:
+            raise RuleError(reason)
+        if not target:
+            raise RuleError("an attack needs a target")
+        return self.strike(state, attacker, state.token(target), flourish, weapon)
+
+    def _attack(self, ctx: Resolution, actor: str, target: str, weapon: str,
+                flourish: Flourish | None) -> None:
+        state = ctx.state
+        s = self._check_attack(state, actor, target, weapon, flourish)
+        attacker = state.tokens[actor]
+        label = flourish.name if flourish else "attack"
+        self.take(ctx, attacker, ("standard",), f"{label} on {state.tokens[target].name}")
+        if flourish is not None:
+            costs = []
+            for key, cost in (("stamina", flourish.stamina), ("faith", flourish.faith)):
+                if cost:
+                    left = self.points(attacker, key) - cost
+                    ctx.emit(ValueChanged(actor, key, attacker.values.get(key), left,
+                                          f"{flourish.name} costs {cost} {key}"))
+                    costs.append(f"{cost} {key}")
+            ctx.emit(Said(f"{attacker.name} declares a flourish before the attack: "
+                          f"{flourish.name} ({', '.join(costs) or 'free'})", actor))
+        if s.bonus:
+            ctx.emit(ValueChanged(actor, "bonus", attacker.values.get("bonus"), None,
+                                  "the situational bonus is used"))
+        roll_strike(self, ctx, s, label)
+
+    def _preview_attack(self, state: Encounter, actor: str, target: str, weapon: str,
+                        flourish: Flourish | None) -> Preview:
+        try:
+            s = self._check_attack(state, actor, target, weapon, flourish)
+        except RuleError as err:
+            return Preview(False, str(err))
+        defender = state.tokens[target]
+        result = strike_odds(s, defender.hp)
+        notes = [f"attack {s.attack_text}",
+                 f"defence {s.defence_text} (a tie goes to the defender)" if s.defends
+                 else s.why_not,
+                 f"damage {s.damage_text}; critical (at least double): {s.crit_text}"
+                 if s.can_crit else f"damage {s.damage_text}",
+                 f"armour {s.armour_text}" if s.armour[0] else "no armour"]
+        if s.stun:
+            notes.append(f"a hit stuns {defender.name} for the rest of the round")
+        notes.append("damage shown is after armour")
+        return Preview(True, odds=dataclasses.replace(result, lines=tuple(notes)),
+                       notes=tuple(notes))
+
+    # --- other actions --------------------------------------------------------------------
+
+    def _act(self, ctx: Resolution, cmd: Act) -> None:
+        head = cmd.action.partition(":")[0]
+        if head == "flourish":
+            self._attack(ctx, cmd.actor, cmd.target, "", self._flourish(cmd.action))
+            return
+        handler = acts.HANDLERS.get(head)
+        if handler is None:
+            raise RuleError(f"there is no action {cmd.action!r} (actions: "
+                            f"{', '.join(['flourish:<name>', *acts.HANDLERS])})")
+        handler(self, ctx, cmd)
+
+    def sentence(self, text: str, what: str, example: str) -> str:
+        """``text`` as a specific sentence, or RuleError when it is generic."""
+        words = _words(text)
+        if not words:
+            raise RuleError(f"{what} must be declared, written as a sentence ({example})")
+        if " ".join(words) in self.generic or len(words) < self.data.hold.min_words:
+            raise RuleError(f"{what} cannot be generic: {text.strip()!r} is not specific; "
+                            f"write it as a sentence ({example})")
+        return text.strip()
+
+    def set_value(self, ctx: Resolution, token: Token, key: str, value: Json, why: str) -> None:
+        ctx.emit(ValueChanged(token.id, key, token.values.get(key), value, why))
+
+    def set_stance(self, ctx: Resolution, stance: str) -> None:
+        ctx.emit(DataChanged("opportunity", ctx.state.data.get("opportunity"), stance))
+
+    # --- what the panels ask ---------------------------------------------------------------
+
+    def turn_order(self, state: Encounter) -> TurnOrder | None:
+        return views.turn_order(self, state)
+
+    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
+        return views.actions_for(self, state, actor)
+
+    def bench(self) -> list[BenchFigure]:
+        return bench.figures(self)
+
+
+def create(manifest: Manifest) -> Ruleset:
+    """The ruleset for this folder's ruleset.toml."""
+    return Opposed(manifest)

@@ -1,0 +1,158 @@
+"""What the opposed panels show: the turn order (health and what is left of each turn) and
+the action options. Plain view-models built from the state; nothing here changes it."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tacmap.engine.commands import Act, Command
+from tacmap.engine.state import Encounter, Token
+from tacmap.engine.views import ActionOption, Aim, OrderRow, Preview, RowState, TurnOrder
+
+from .combat import STUNNED
+from .data import Data, Weapon
+from .turns import Turns, remaining
+
+
+class Rules(Protocol):
+    """What the panels ask of the ruleset."""
+
+    data: Data
+
+    def who(self, state: Encounter, token_id: str | None) -> str: ...
+    def health(self, token: Token) -> str: ...
+    def points(self, token: Token, key: str) -> int: ...
+    def weapon_of(self, token: Token) -> Weapon: ...
+    def speed(self, token: Token) -> float: ...
+    def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]: ...
+    def turn_refusal(self, state: Encounter, actor: str) -> str: ...
+    def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str: ...
+    def attack_refusal(self, state: Encounter, attacker: Token) -> str: ...
+    def move_budget(self, state: Encounter, token: Token) -> float | None: ...
+    def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview: ...
+
+
+def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
+    """The order, each token's health and what is left of the acting token's turn."""
+    turns = state.schedule
+    if not isinstance(turns, Turns):
+        return None
+    rows = []
+    for i, tid in enumerate(turns.order):
+        t = state.tokens.get(tid)
+        if t is None:
+            rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
+            continue
+        health = rules.health(t)
+        status: RowState = ("out" if not t.alive else "acting" if tid == turns.current
+                            else "done" if i < turns.index else "waiting")
+        detail = [health]
+        if STUNNED in t.conditions:
+            detail.append("stunned")
+        if status == "acting":
+            left = remaining(turns.used, rules.shapes(turns))
+            detail.append("left: the whole turn" if not turns.used
+                          else f"left: {' or '.join(left)}" if left else "turn used up")
+        if tid == turns.in_order and turns.resumed:
+            detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
+        condition = turns.condition_of(tid)
+        if condition is not None:
+            detail.append(f"held: \"{condition}\"")
+        if t.values.get("abstain"):
+            detail.append(f"abstains: \"{t.values['abstain']}\"")
+        rows.append(OrderRow(tid, t.name, t.side, f"#{i + 1}", status, "; ".join(detail)))
+    title = "Surprise round (before initiative)" if turns.surprise else f"Round {turns.round}"
+    if turns.resumed:
+        title += f" — {rules.who(state, turns.resumed)}'s held turn"
+    return TurnOrder(title, tuple(rows))
+
+
+def _tried(rules: Rules, state: Encounter, key: str, label: str, cmd: Act,
+           detail: str = "") -> ActionOption:
+    """An option with no target: enabled exactly when the referee would take it."""
+    p = rules.preview(state, cmd)
+    return ActionOption(key, label, "none", p.legal, p.reason, detail or cmd.detail)
+
+
+def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption]:
+    """What ``actor`` may do now; a disabled option says why."""
+    token = state.tokens.get(actor)
+    if token is None:
+        return []
+    turns = state.schedule
+    if not isinstance(turns, Turns):
+        free = rules.data.turn.free_moves_before_combat
+        return [ActionOption("move", "Move", "cell", free,
+                             "" if free else "combat has not started"),
+                ActionOption("surprise", "Surprise round: the target may act before "
+                             "initiative (on/off)", "token"),
+                ActionOption("initiator", "The target starts the fight (advantage)", "token"),
+                ActionOption("no_advantage", "A condition takes the target's advantage",
+                             "token")]
+    reason = rules.turn_refusal(state, actor)
+
+    def option(key: str, label: str, target: Aim, kinds: tuple[str, ...],
+               attack: bool = False, detail: str = "") -> ActionOption:
+        why = reason or (rules.shape_refusal(turns, token, kinds) if kinds else "")
+        if not why and attack:
+            why = rules.attack_refusal(state, token)
+        return ActionOption(key, label, target, not why, why, detail)
+
+    weapon = rules.weapon_of(token)
+    budget = rules.move_budget(state, token) or 0.0
+    opts = [option("attack", f"Attack ({weapon.name})", "token", ("standard",), True)]
+    for f in rules.data.flourishes.values():
+        costs = [f"{n} {k}" for k, n in (("stamina", f.stamina), ("faith", f.faith)) if n]
+        o = option(f"flourish:{f.key}", f"Flourish: {f.name} ({', '.join(costs) or 'free'})",
+                   "token", ("standard",), True)
+        short = [f"{k} {rules.points(token, k)}" for k, n in
+                 (("stamina", f.stamina), ("faith", f.faith)) if n > rules.points(token, k)]
+        if o.enabled and short:
+            o = ActionOption(o.key, o.label, "token", False,
+                             f"{f.name} costs {', '.join(costs)}; {token.name} has "
+                             f"{', '.join(short)}")
+        opts.append(o)
+    move = ActionOption("move", f"Move ({rules.speed(token):g} m a move action)", "cell",
+                        budget > 0, "" if budget > 0 else
+                        (reason or rules.shape_refusal(turns, token, ("move",))
+                         or f"{token.name} cannot move now"))
+    opts.append(move)
+    if not turns.surprise:
+        opts.append(_tried(rules, state, "standard", "Standard action (not an attack)",
+                           Act(actor, "standard", detail="a standard action")))
+        opts.append(_tried(rules, state, "full_round", "Full-round action (whole turn)",
+                           Act(actor, "full_round", detail="a full-round action")))
+        opts.append(_tried(rules, state, "withdraw",
+                           "Withdraw (full round: two moves, no attacks of opportunity)",
+                           Act(actor, "withdraw")))
+        opts.append(_tried(rules, state, "abstain", "Abstain: stay out of the fight this turn",
+                           Act(actor, "abstain",
+                               detail="I stay out of the fight and keep my distance.")))
+        hold_why = reason or ("a held turn cannot be held again" if turns.resumed else "") \
+            or (f"{token.name} has acted this turn; a turn is held before any action"
+                if turns.used else "")
+        opts.append(ActionOption("hold", "Hold the turn until the target has acted", "token",
+                                 not hold_why, hold_why))
+    for who, condition in turns.held:
+        name = rules.who(state, who)
+        opts.append(_tried(rules, state, "resume", f"Resume {name}'s held turn "
+                                                   f"(\"{condition}\")",
+                           Act(actor, "resume", detail=who)))
+    opts.append(_tried(rules, state, "bonus", f"GM: situational bonus "
+                                              f"+{rules.data.challenge.bonus} on the next "
+                                              "attack",
+                       Act(actor, "bonus",
+                           detail=f"{rules.data.challenge.bonus} declared by the GM")))
+    stance = state.data.get("opportunity", rules.data.opportunity.decide)
+    chance = rules.data.opportunity
+    for key, label in (("roll", f"GM: roll for attacks of opportunity "
+                                f"({chance.take_at_most} in {chance.die})"),
+                       ("take", "GM: foes always take attacks of opportunity"),
+                       ("pass", "GM: foes let runners go")):
+        if key != stance:
+            opts.append(_tried(rules, state, f"opportunity:{key}", label,
+                               Act(actor, f"opportunity:{key}")))
+    end_why = "" if turns.current == actor else \
+        f"it is {rules.who(state, turns.current)}'s turn"
+    opts.append(ActionOption("end_turn", "End turn", "none", not end_why, end_why))
+    return opts

@@ -1,0 +1,138 @@
+"""The opposed ruleset beyond its scenario files: the demo's transcript, the exact odds
+(checked against a brute-force count of every face), and what the panels show."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tacmap.cli import main
+from tacmap.engine import storage
+from tacmap.engine.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.dice import FixedDice
+from tacmap.engine.options import command_for
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import MapSpec, Token
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+DEMO = ROOT / "resources" / "opposed_demo.tacmap"
+SCRIPT = ROOT / "resources" / "opposed_demo-surprise-and-two-rounds.jsonl"
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_demo_transcript_is_byte_identical(capsys: pytest.CaptureFixture[str],
+                                           as_json: bool) -> None:
+    args = ["play", str(DEMO), "--script", str(SCRIPT), "--seed", "3"]
+    assert main([*args, "--json"] if as_json else args) == 0
+    out = capsys.readouterr().out
+    name = f"opposed-demo-seed3.{'jsonl' if as_json else 'txt'}"
+    assert out == (FIXTURES / name).read_text(encoding="utf-8")
+    assert "surprise round before initiative" in out or as_json
+
+
+def referee(registry: Registry, **stats: dict[str, object]) -> Referee:
+    rules = registry.get("opposed")
+    state = rules.new_encounter("t", seed=1)
+    state.map = MapSpec(12, 8)
+    state.tokens = {
+        "ana": Token("ana", "Ana", "party", 2, 2, hp=20, max_hp=20, stats=stats.get("ana", {})),
+        "brak": Token("brak", "Brak", "foes", 3, 2, hp=6, max_hp=20,
+                      stats=stats.get("brak", {})),
+    }
+    return Referee(state, rules)
+
+
+def brute(attack: list[range], atk_flat: int, defence: list[range], dfn_flat: int
+          ) -> tuple[Fraction, Fraction]:
+    """Chance to win (ties to the defender) and of a critical, by counting every face."""
+    win = crit = total = 0
+    for a in itertools.product(*attack):
+        for d in itertools.product(*defence):
+            total += 1
+            at, df = sum(a) + atk_flat, sum(d) + dfn_flat
+            win += at > df
+            crit += at > df and at >= 2 * df
+    return Fraction(win, total), Fraction(crit, total)
+
+
+def test_odds_card_has_the_exact_chance_with_shield_and_ties(registry: Registry) -> None:
+    # Novice 2d6 + 1 against Novice 2d6 + 1 + light shield 1d4 (no SL).
+    ref = referee(registry, ana={"weapon_sl": 1, "form_sl": 1},
+                  brak={"defense_sl": 1, "shield": "light", "armour": "light"})
+    ref.execute(StartCombat(("ana", "brak")))
+    odds = ref.preview(Attack("ana", "brak")).odds
+    assert odds is not None
+    d6, d4 = range(1, 7), range(1, 5)
+    win, crit = brute([d6, d6], 1, [d6, d6, d4], 1)
+    assert odds.success == pytest.approx(float(win), abs=1e-12)
+    critical = dict(odds.chances)["Chance of a critical (at least double)"]
+    assert critical == pytest.approx(float(crit))
+    # Damage after light armour 1d4: normal 2d6 + 1, critical 2d8 + 1 (Journeyman).
+    expected: dict[int, Fraction] = {}
+    for dice, weight in (([d6, d6], win - crit), ([range(1, 9)] * 2, crit)):
+        faces = list(itertools.product(*dice, d4))
+        for f in faces:
+            dmg = max(0, sum(f[:-1]) + 1 - f[-1])
+            expected[dmg] = expected.get(dmg, Fraction(0)) + weight / len(faces) / win
+    assert dict(odds.damage) == pytest.approx({k: float(v) for k, v in expected.items()})
+    drop = sum(p for d, p in expected.items() if d >= 6) * win
+    assert odds.drop == pytest.approx(float(drop))
+
+
+def test_a_stunned_or_surprised_defender_has_no_defence_roll_and_no_critical(
+        registry: Registry) -> None:
+    ref = referee(registry, brak={"armour": "none"})
+    ref.state.tokens["brak"].conditions = ("stunned",)
+    ref.execute(StartCombat(("ana", "brak")))
+    odds = ref.preview(Attack("ana", "brak")).odds
+    assert odds is not None
+    assert odds.success == 1.0
+    assert dict(odds.chances)["Chance of a critical (at least double)"] == 0.0
+
+
+def test_turn_order_shows_health_and_what_is_left_of_the_turn(registry: Registry) -> None:
+    ref = referee(registry)
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Move("ana", ((2, 4),)), FixedDice([99]))
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None
+    row = order.rows[0]
+    assert row.state == "acting"
+    assert row.detail == "healthy; left: move or standard + move"
+    ref.state.tokens["brak"].hp = 0
+    ref.state.tokens["brak"].conditions = ("falling",)
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None and order.rows[1].detail.startswith("falling")
+
+
+def test_a_held_turn_shows_its_condition_and_the_acting_token_offers_resume(
+        registry: Registry) -> None:
+    ref = referee(registry)
+    ref.state.tokens["brak"].x = 8
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Act("ana", "hold", detail="I wait until Brak steps into the light."))
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None
+    assert 'held: "I wait until Brak steps into the light."' in order.rows[0].detail
+    options = ref.ruleset.actions_for(ref.state, "brak")
+    resume = next(o for o in options if o.key == "resume")
+    assert resume.enabled and resume.label.startswith("Resume Ana's held turn")
+    ref.execute(command_for("brak", resume))
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None
+    assert [r.state for r in order.rows] == ["acting", "waiting"]
+    assert "waits for Ana's held turn" in order.rows[1].detail
+
+
+def test_every_disabled_option_says_why(registry: Registry) -> None:
+    loaded = storage.load(DEMO, registry)
+    ref = Referee(loaded.state, registry.get("opposed"))
+    ref.execute(StartCombat())
+    for tid in ref.state.tokens:
+        for o in ref.ruleset.actions_for(ref.state, tid):
+            assert o.enabled or o.reason, (tid, o.label)
