@@ -119,10 +119,10 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
         struck = tuple(True for _ in faces) if any(d.who == t.id and d.struck and
                                                      tuple(d.faces) == faces
                                                      for d in rnd.done) else ()
-        status = status_lines(rules, state, t)
-        note = "; ".join(status)
-        out.append(PoolView(t.id, t.name, faces, tuple(f >= 11 for f in faces), 1, 20,
-                            note=note, removed=struck, status=status))
+        hit = tuple(not d.struck for d in rnd.done if d.who == t.id and tuple(d.faces) == faces)
+        out.append(PoolView(t.id, t.name, faces, tuple(hit[-1:] * len(faces)), 1,
+                            rules.data.round.die, removed=struck,
+                            status=status_lines(rules, state, t)))
     return out
 
 

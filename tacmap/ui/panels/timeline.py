@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import Timeline
 from tacmap.ui.map.look import side_colours
-from tacmap.ui.qt import QColor, QFont, QVBoxLayout, QWidget
+from tacmap.ui.qt import QColor, QFont, QLabel, Qt, QVBoxLayout, QWidget
 
 
 class TimelinePanel(QWidget):
@@ -26,6 +26,12 @@ class TimelinePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.plot)
+        #: Actions an earlier one invalidated, each with its reason (hidden when none).
+        self.struck = QLabel()
+        self.struck.setWordWrap(True)
+        self.struck.setTextFormat(Qt.TextFormat.RichText)
+        self.struck.setVisible(False)
+        layout.addWidget(self.struck)
         self.bars: list[tuple[str, int, int, int]] = []
         self.current: int | None = None
         self.rows: list[str] = []
@@ -36,6 +42,7 @@ class TimelinePanel(QWidget):
         self.plot.clear()
         self.bars = []
         self.rows = []
+        self.struck.setVisible(False)
         if timeline is None:
             self.current = None
             return
@@ -55,17 +62,32 @@ class TimelinePanel(QWidget):
             colour = QColor(colours.get(token.side, "#888888") if token else "#888888")
             if item.carried:
                 colour.setAlpha(140)
+            if item.struck:
+                colour = QColor("#9a9a9a")
             bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
                                   height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
             self.plot.addItem(bar)
             # Characters that fit in the bar at this panel's type size.
             room = (8 if self.player else 11) * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
-            label = pg.TextItem(text, color="#ffffff", anchor=(0, 0.5))
-            label.setFont(font)
+            label = pg.TextItem(("✗ " if item.struck else "") + text, color="#ffffff",
+                                anchor=(0, 0.5))
+            if item.struck:
+                struck_font = QFont(font)
+                struck_font.setStrikeOut(True)
+                label.setFont(struck_font)
+            else:
+                label.setFont(font)
             label.setPos(item.start - 0.38, -y)
             self.plot.addItem(label)
             self.bars.append((item.actor, item.start, item.end, y))
+        struck = [i for i in items if i.struck]
+        if struck:
+            lines = [f"✗ <s>{state.tokens[i.actor].name if i.actor in state.tokens else i.actor}"
+                     f": {i.label}</s> — {i.struck}" for i in struck]
+            self.struck.setText("<span style='color:#8b1a1a'>Struck out: "
+                                + "<br>".join(lines) + "</span>")
+            self.struck.setVisible(True)
         self.current = timeline.current
         if timeline.current is not None:
             region = pg.LinearRegionItem((timeline.current - 0.5, timeline.current + 0.5),
