@@ -246,7 +246,12 @@ class SixPhase(Ruleset):
                 rnd = self._declare_morale(ctx, rnd)
             elif rnd.index == SPELLS:
                 rnd = self._declare_spells(ctx, rnd)
-            if rnd.plans:
+            if rnd.index == DECLARE_SPELLS:
+                # Declared now, cast in phase 5: "A spell declared in phase 1 resolves in 5".
+                said = tuple(Done(DECLARE_SPELLS, p.who, f"declares {p.label}", ())
+                             for p in rnd.plans)
+                rnd = replace(rnd, done=(*rnd.done, *said))
+            elif rnd.plans:
                 rnd = self.resolve_phase(ctx, rnd)
             self._next_phase(ctx, rnd)
 

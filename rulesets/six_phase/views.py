@@ -95,13 +95,12 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
     for i, d in enumerate(rnd.done):
         rank = 1 + sum(1 for e in rnd.done[:i] if e.phase == d.phase)
         faces = "/".join(map(str, d.faces))
-        items.append(TimelineItem(d.who, f"#{rank} d20 {faces}: {d.label}", d.phase, d.phase,
-                                  struck=d.struck))
+        label = f"#{rank} d20 {faces}: {d.label}" if d.faces else d.label
+        items.append(TimelineItem(d.who, label, d.phase, d.phase, struck=d.struck))
     for p in rnd.plans:
         items.append(TimelineItem(p.who, f"declared: {p.label}", rnd.index, rnd.index))
     for p in rnd.spells:
-        if rnd.plan(p.who) is None or rnd.index != DECLARE_SPELLS:
-            items.append(TimelineItem(p.who, f"casts: {p.label}", SPELLS, SPELLS, carried=True))
+        items.append(TimelineItem(p.who, f"to cast: {p.label}", SPELLS, SPELLS, carried=True))
     return Timeline(tuple(rules.data.round.phases), rnd.index, tuple(items))
 
 
