@@ -569,11 +569,11 @@ class SixPhase(Ruleset):
         mp = self.plan(state, token, plan.path)
         start = token.cell
         ctx.emit(TokenMoved(token.id, mp.cells, mp.cost))
+        held = state.tokens.get(str(token.values.get("grappling") or ""))
         for enemy_id, _step in mp.leaves:
             enemy = state.token(enemy_id)
-            if token.alive and enemy.alive:
+            if token.alive and enemy.alive and enemy is not held:
                 self._avoid(ctx, token, enemy, f"leaving the melee of {enemy.name}")
-        held = state.tokens.get(str(token.values.get("grappling") or ""))
         if held is not None and token.alive:
             to = (held.x + token.x - start[0], held.y + token.y - start[1])
             if self.free(state, held, to):
