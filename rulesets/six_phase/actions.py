@@ -258,5 +258,8 @@ ACTIONS: dict[str, tuple[str, str, tuple[tuple[str, tuple[str, ...]], ...], Chec
     "pick_up": ("Pick up", "none", (), check_pick_up, do_pick_up),
     "break_free": ("Break free", "none", (), check_break_free, do_break_free),
 }
+#: The actions that are a d20 against a stat plus the target's Defense: (stat, its name).
+CONTESTS = {"shove": ("str", "Strength"), "grapple": ("str", "Strength"),
+            "feint": ("cun", "Cunning")}
 #: The common actions that are aimed at an enemy in melee.
 AIMED = tuple(k for k, v in ACTIONS.items() if v[1] == "token")

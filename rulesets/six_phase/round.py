@@ -51,6 +51,8 @@ class Round(Schedule, frozen=True, tag="six_phase_round"):
     """Spells declared in phase 1, resolving in phase 5."""
     done: tuple[Done, ...] = ()
     """This round's resolved actions, phase by phase, in resolution order."""
+    last: tuple[Done, ...] = ()
+    """The previous round's, shown in the phases this round has not reached yet."""
 
     @property
     def index(self) -> int:

@@ -35,7 +35,7 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import FixedPhases
 from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
+from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Timeline, TurnOrder
 
 from . import actions, attacks, bench, views
 from .data import DECLARE_SPELLS, MELEE, MORALE, MOVEMENT, RANGED, SPELLS, Data, Weapon
@@ -248,7 +248,7 @@ class SixPhase(Ruleset):
                 rnd = self._declare_spells(ctx, rnd)
             if rnd.index == DECLARE_SPELLS:
                 # Declared now, cast in phase 5: "A spell declared in phase 1 resolves in 5".
-                said = tuple(Done(DECLARE_SPELLS, p.who, f"declares {p.label}", ())
+                said = tuple(Done(DECLARE_SPELLS, p.who, f"declared: {p.label}", ())
                              for p in rnd.plans)
                 rnd = replace(rnd, done=(*rnd.done, *said))
             elif rnd.plans:
@@ -282,7 +282,7 @@ class SixPhase(Ruleset):
                                       tuple(tuple(w) for w in lasting) or None,
                                       "a critical Wound heals"))
         ctx.emit(RoundChanged(state.round, state.round + 1))
-        self.set_round(ctx, Round(fp, spells=rnd.spells),
+        self.set_round(ctx, Round(fp, spells=rnd.spells, last=rnd.done),
                        f"Round {fp.round} — {self.phase_text(fp.index)}")
 
     def resolve_phase(self, ctx: Resolution, rnd: Round) -> Round:
@@ -648,6 +648,8 @@ class SixPhase(Ruleset):
                 plan = self.plan_for(state, cmd)
             except RuleError as err:
                 return Preview(False, str(err))
+            if plan.key in actions.CONTESTS:
+                return self._contest_preview(state, cmd, plan, version)
             if plan.key in attacks.KIND:
                 base = super().preview(state, cmd, version)
                 if not base.legal:
@@ -661,6 +663,25 @@ class SixPhase(Ruleset):
                 chances = attacks.attack_odds(self, s, self.target_of(state, plan))
                 return Preview(True, odds=chances, notes=tuple(notes))
         return super().preview(state, cmd, version)
+
+    def _contest_preview(self, state: Encounter, cmd: Command, plan: Plan,
+                         version: object) -> Preview:
+        """Shove, grapple, feint: the chance that the d20 reaches stat + Defense."""
+        base = super().preview(state, cmd, version)
+        if not base.legal:
+            return base
+        stat, word = actions.CONTESTS[plan.key]
+        token, target = state.token(plan.who), self.target_of(state, plan)
+        need = actions.contest(self, state, plan, stat)
+        die = self.data.round.die
+        dis = self.plan_disadvantage(state, plan)
+        p = sum(1 for f in range(1, die + 1) if f >= need) / die
+        p = p * p if dis else p
+        notes = [f"{word} {self.stat(token, stat)} + {target.name}'s melee Defense "
+                 f"{self.melee_defense(target)}: needs {need} on the d20"]
+        if dis:
+            notes.append(f"disadvantage ({', '.join(dis)}): the lower of two d20s")
+        return Preview(True, odds=Odds(p), notes=tuple(notes))
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
         return views.actions_for(self, state, actor)

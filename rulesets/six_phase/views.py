@@ -64,7 +64,7 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
     rnd = state.schedule
     waiting = rules.waiting(state, rnd)
     first = waiting[0].id if waiting else None
-    last_roll = {d.who: d.faces[0] for d in rnd.done}
+    last_roll = {d.who: d.faces[0] for d in rnd.done if d.faces}
     rows = []
     for t in state.tokens.values():
         plan = rnd.plan(t.id)
@@ -95,12 +95,20 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
     for i, d in enumerate(rnd.done):
         rank = 1 + sum(1 for e in rnd.done[:i] if e.phase == d.phase)
         faces = "/".join(map(str, d.faces))
-        label = f"#{rank} d20 {faces}: {d.label}" if d.faces else d.label
+        short = d.label.split(" (")[0]
+        label = f"#{rank} · {faces} {short}" if d.faces else short
         items.append(TimelineItem(d.who, label, d.phase, d.phase, struck=d.struck))
+    for d in rnd.last:
+        if d.phase > rnd.index:
+            items.append(TimelineItem(d.who, f"R{rnd.phases.round - 1} · "
+                                      f"{'/'.join(map(str, d.faces))} {d.label.split(' (')[0]}",
+                                      d.phase, d.phase, carried=True, struck=d.struck))
     for p in rnd.plans:
-        items.append(TimelineItem(p.who, f"declared: {p.label}", rnd.index, rnd.index))
+        items.append(TimelineItem(p.who, f"declared: {p.label.split(' (')[0]}", rnd.index,
+                                  rnd.index))
     for p in rnd.spells:
-        items.append(TimelineItem(p.who, f"to cast: {p.label}", SPELLS, SPELLS, carried=True))
+        items.append(TimelineItem(p.who, f"to {p.label.split(' (')[0]}", SPELLS, SPELLS,
+                                  carried=True))
     return Timeline(tuple(rules.data.round.phases), rnd.index, tuple(items))
 
 
@@ -113,7 +121,7 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
     for t in state.tokens.values():
         faces: tuple[int, ...] = ()
         for d in rnd.done:
-            if d.who == t.id:
+            if d.who == t.id and d.faces:
                 faces = tuple(d.faces)
         struck = tuple(True for _ in faces) if any(d.who == t.id and d.struck and
                                                      tuple(d.faces) == faces

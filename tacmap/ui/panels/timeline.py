@@ -68,7 +68,9 @@ class TimelinePanel(QWidget):
                                   height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
             self.plot.addItem(bar)
             # Characters that fit in the bar at this panel's type size.
-            room = (8 if self.player else 11) * (item.end - item.start + 1)
+            per = max(8 if self.player else 11,
+                      int(self.plot.width() / max(len(timeline.phases), 1) / size))
+            room = per * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
             label = pg.TextItem(("✗ " if item.struck else "") + text, color="#ffffff",
                                 anchor=(0, 0.5))
