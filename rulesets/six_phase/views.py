@@ -95,19 +95,18 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
     for i, d in enumerate(rnd.done):
         rank = 1 + sum(1 for e in rnd.done[:i] if e.phase == d.phase)
         faces = "/".join(map(str, d.faces))
-        short = d.label.split(" (")[0]
-        label = f"#{rank} · {faces} {short}" if d.faces else short
+        label = f"#{rank} · {faces} {short(d.label)}" if d.faces else short(d.label)
         items.append(TimelineItem(d.who, label, d.phase, d.phase, struck=d.struck))
     for d in rnd.last:
         if d.phase > rnd.index:
             items.append(TimelineItem(d.who, f"R{rnd.phases.round - 1} · "
-                                      f"{'/'.join(map(str, d.faces))} {d.label.split(' (')[0]}",
+                                      f"{'/'.join(map(str, d.faces))} {short(d.label)}",
                                       d.phase, d.phase, carried=True, struck=d.struck))
     for p in rnd.plans:
-        items.append(TimelineItem(p.who, f"declared: {p.label.split(' (')[0]}", rnd.index,
+        items.append(TimelineItem(p.who, f"declared: {short(p.label)}", rnd.index,
                                   rnd.index))
     for p in rnd.spells:
-        items.append(TimelineItem(p.who, f"to {p.label.split(' (')[0]}", SPELLS, SPELLS,
+        items.append(TimelineItem(p.who, f"to {short(p.label)}", SPELLS, SPELLS,
                                   carried=True))
     return Timeline(tuple(rules.data.round.phases), rnd.index, tuple(items))
 
@@ -131,6 +130,13 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
                             rules.data.round.die, removed=struck,
                             status=status_lines(rules, state, t)))
     return out
+
+
+def short(label: str) -> str:
+    """A declaration without its variant: ``"attack Orc"`` for ``"attack Orc (swing, head)"``."""
+    if label.startswith("move") or not label.endswith(")"):
+        return label
+    return label.rsplit(" (", 1)[0]
 
 
 def _choices(rules: Rules, kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

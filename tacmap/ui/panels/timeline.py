@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import Timeline
 from tacmap.ui.map.look import side_colours
-from tacmap.ui.qt import QColor, QFont, QLabel, Qt, QVBoxLayout, QWidget
+from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
 
 
 class TimelinePanel(QWidget):
@@ -33,12 +33,14 @@ class TimelinePanel(QWidget):
         self.struck.setVisible(False)
         layout.addWidget(self.struck)
         self.bars: list[tuple[str, int, int, int]] = []
+        self._shown: tuple[Encounter, Timeline | None, frozenset[str]] | None = None
         self.current: int | None = None
         self.rows: list[str] = []
 
     def show_timeline(self, state: Encounter, timeline: Timeline | None,
                       hidden: frozenset[str] = frozenset()) -> None:
         """Redraw; ``hidden`` token ids are left out (the player view)."""
+        self._shown = (state, timeline, hidden)
         self.plot.clear()
         self.bars = []
         self.rows = []
@@ -107,3 +109,9 @@ class TimelinePanel(QWidget):
         self.setMinimumHeight(min(320, 60 + 24 * max(len(rows), 1)))
         self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Labels are cut to the room a phase has, so a new width draws them again."""
+        super().resizeEvent(event)
+        if self._shown is not None and event.oldSize().width() != event.size().width():
+            self.show_timeline(*self._shown)
