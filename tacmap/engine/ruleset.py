@@ -292,6 +292,10 @@ class Ruleset:
         """Each token's dice pool, for rulesets that have them."""
         return []
 
+    def status_lines(self, state: Encounter, token: Token) -> tuple[str, ...]:
+        """What the ruleset tracks on ``token`` worth a line on its tooltip (wounds, notches)."""
+        return ()
+
     def joined(self, ctx: Resolution, token: Token) -> None:
         """``token`` was just added (the GM's Add Combatant): emit where it enters the round.
 

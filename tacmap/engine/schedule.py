@@ -733,6 +733,8 @@ class PhaseAction(Record, frozen=True, tag="phase_action"):
     """d20s rolled: the first sets the order; the last is the one used when resolving."""
     resolved: bool = False
     """True once the action has been resolved."""
+    struck: Text = ""
+    """Why an earlier result invalidated it (``""``: it was not invalidated)."""
 
     @property
     def roll(self) -> int | None:
@@ -868,6 +870,19 @@ class FixedPhases(Schedule, frozen=True, tag="fixed_phases"):
         if cur is None:
             raise RuleError(f"Every action in the {self.phase} phase is resolved.")
         entries = tuple(replace(e, resolved=True) if e.who == cur else e for e in self.entries)
+        return replace(self, entries=entries)
+
+    def strike(self, reason: str) -> FixedPhases:
+        """An earlier result invalidated the current action: done, struck out for ``reason``."""
+        if self.step != "resolve":
+            raise RuleError(f"Roll the d20s for the {self.phase} phase before resolving.")
+        cur = self.current
+        if cur is None:
+            raise RuleError(f"Every action in the {self.phase} phase is resolved.")
+        if not reason.strip():
+            raise RuleError("An invalidated action needs the reason it no longer happens.")
+        entries = tuple(replace(e, resolved=True, struck=reason.strip()) if e.who == cur else e
+                        for e in self.entries)
         return replace(self, entries=entries)
 
     def next_phase(self, force: bool = False) -> FixedPhases:

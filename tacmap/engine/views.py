@@ -57,6 +57,8 @@ class TimelineItem:
     """Index of the last phase (inclusive); > start for actions that span phases."""
     carried: bool = False
     """True when it carried over from the previous round."""
+    struck: str = ""
+    """Why an earlier action invalidated it; drawn struck out with the reason (``""``: not)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class PoolView:
     """Per face, whether that die has left the pool this round (drawn struck out)."""
     flipped: tuple[bool, ...] = ()
     """Per face, whether a later advantage or disadvantage turned it (win ↔ fail; ringed)."""
+    status: tuple[str, ...] = ()
+    """Lines of status drawn under the dice (``"Wounds: broken arm"``, ``"Notches: sword 1"``)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,11 @@ class ActionOption:
     """Why not, when disabled."""
     detail: str = ""
     """Which variant the option means (the spell of a "Cast …", a weapon), for the Act."""
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Choices the GM makes on the odds card before confirming: (label, values) groups.
+
+    The picked values, joined by ``/`` in group order, become the option's ``detail``
+    (``"swing/head"``); ``detail`` holds the values picked at first."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ sends the command. With physical dice on, every roll asks the GM for faces.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tacmap.engine.commands import Attack, Command
 from tacmap.engine.dice import ManualDice
 from tacmap.engine.errors import RuleError
@@ -14,7 +16,7 @@ from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.options import command_for
 from tacmap.engine.referee import Entry
-from tacmap.engine.views import ActionOption
+from tacmap.engine.views import ActionOption, Preview
 from tacmap.ui.host import Host
 from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
@@ -239,10 +241,19 @@ class Combat:
         preview = self.host.session.referee.preview(command)
         title = f"{state.tokens[actor].name} → {state.tokens[target].name}: {option.label}"
         self.close_card()
-        card = OddsCard(title, state.tokens[target].name, preview, self.host.window())
+
+        def chosen(detail: str) -> Command:
+            return command_for(actor, replace(option, detail=detail), target)
+
+        def repreview(detail: str) -> Preview:
+            return self.host.session.referee.preview(chosen(detail))
+
+        card = OddsCard(title, state.tokens[target].name, preview, self.host.window(),
+                        choices=option.choices, chosen=option.detail, repreview=repreview)
         card.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         card.finished.connect(lambda _: self._card_done(card))
-        card.accepted.connect(lambda: self.host.run(command))
+        card.accepted.connect(
+            lambda: self.host.run(chosen(card.detail) if option.choices else command))
         card.setModal(False)
         card.show()
         self.odds_card = card

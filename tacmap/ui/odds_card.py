@@ -1,14 +1,24 @@
-"""The odds card: the exact chances of an action, shown before the GM confirms it."""
+"""The odds card: the exact chances of an action, shown before the GM confirms it.
+
+An option can carry choices (``ActionOption.choices``: an attack type, a hit
+location …); the card shows one list per choice and asks the rules again each
+time the GM changes one, so the chances shown are always those of what Confirm
+will send.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 
 from tacmap.engine.views import Odds, Preview
 from tacmap.ui.qt import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFont,
+    QFormLayout,
     QLabel,
     QVBoxLayout,
     QWidget,
@@ -26,13 +36,17 @@ def percent(p: float) -> str:
 
 
 class OddsCard(QDialog):
-    """Title, chance to succeed, chance the target drops, damage distribution; Confirm/Cancel."""
+    """Title, choices, chance to succeed, chance the target drops, damage; Confirm/Cancel."""
 
     def __init__(self, title: str, target: str, preview: Preview,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 choices: Sequence[tuple[str, Sequence[str]]] = (), chosen: str = "",
+                 repreview: Callable[[str], Preview] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Odds")
         self.preview = preview
+        self.target = target
+        self.repreview = repreview
         layout = QVBoxLayout(self)
         head = QLabel(title)
         font = QFont(head.font())
@@ -40,23 +54,74 @@ class OddsCard(QDialog):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         head.setFont(font)
         layout.addWidget(head)
+        #: One list per choice the option carries, in its order.
+        self.choice_boxes: list[QComboBox] = []
+        if choices:
+            form = QFormLayout()
+            picked = chosen.split("/") if chosen else []
+            for i, (label, values) in enumerate(choices):
+                box = QComboBox()
+                box.addItems(list(values))
+                if i < len(picked) and picked[i] in values:
+                    box.setCurrentText(picked[i])
+                box.currentTextChanged.connect(lambda _text: self._choose())
+                form.addRow(label, box)
+                self.choice_boxes.append(box)
+            layout.addLayout(form)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.plot: pg.PlotWidget | None = None
+        self.spread_plot: pg.PlotWidget | None = None
+        self.plot_layout = QVBoxLayout()
+        layout.addLayout(self.plot_layout)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        confirm = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        confirm.setText("Confirm")
+        self.confirm_button = confirm
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.show_preview(preview)
+
+    @property
+    def detail(self) -> str:
+        """The choices picked, joined by ``/`` (``"swing/head"``)."""
+        return "/".join(box.currentText() for box in self.choice_boxes)
+
+    def _choose(self) -> None:
+        if self.repreview is not None:
+            self.show_preview(self.repreview(self.detail))
+
+    def show_preview(self, preview: Preview) -> None:
+        """Show the chances of ``preview``."""
+        self.preview = preview
         odds = preview.odds
         if not preview.legal:
-            self.summary = QLabel(f"Not allowed: {preview.reason}")
+            text = f"Not allowed: {preview.reason}"
         elif odds is None:
-            self.summary = QLabel("No dice decide this: it simply happens.")
+            text = "No dice decide this: it simply happens."
         else:
             lines = [f"Chance to succeed: <b>{percent(odds.success)}</b>"]
             if odds.damage:
                 lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
                              f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
-            lines.append(f"Chance {target} drops: <b>{percent(odds.drop)}</b>")
+            lines.append(f"Chance {self.target} drops: <b>{percent(odds.drop)}</b>")
             lines += [f"{label}: <b>{percent(p)}</b>" for label, p in odds.chances]
             lines += [f"<small>{line}</small>" for line in odds.lines]
-            self.summary = QLabel("<br>".join(lines))
-        layout.addWidget(self.summary)
-        self.plot: pg.PlotWidget | None = None
-        if odds is not None and odds.damage:
+            if self.choice_boxes:
+                lines += [f"<small>{note}</small>" for note in preview.notes]
+            text = "<br>".join(lines)
+        self.summary.setText(text)
+        # Drawn afresh for each preview: a changed choice changes every number.
+        while self.plot_layout.count():
+            item = self.plot_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.plot = self.spread_plot = None
+        if odds is not None and odds.damage and preview.legal:
             plot = pg.PlotWidget(background="#fbf8ef")
             plot.setMouseEnabled(x=False, y=False)
             plot.hideButtons()
@@ -67,29 +132,22 @@ class OddsCard(QDialog):
             plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.8, brush="#c8312f"))
             plot.setLabel("bottom", "damage")
             plot.setLabel("left", "%")
-            layout.addWidget(plot)
+            self.plot_layout.addWidget(plot)
             self.plot = plot
-        self.spread_plot: pg.PlotWidget | None = None
-        if odds is not None and odds.spreads:
+        if odds is not None and odds.spreads and preview.legal:
             keys = "&nbsp;&nbsp;".join(
                 f'<span style="color:{SPREAD_COLOURS[i % len(SPREAD_COLOURS)]}">■</span> '
                 f"{s.label}" for i, s in enumerate(odds.spreads))
-            self.spread_keys = QLabel(keys)
-            self.spread_keys.setWordWrap(True)
-            layout.addWidget(self.spread_keys)
+            key_label = QLabel(keys)
+            key_label.setWordWrap(True)
+            self.plot_layout.addWidget(key_label)
             self.spread_plot = self._spreads(odds)
-            layout.addWidget(self.spread_plot)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                        | QDialogButtonBox.StandardButton.Cancel)
-        confirm = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        confirm.setText("Confirm")
-        confirm.setEnabled(preview.legal)
-        self.confirm_button = confirm
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout.addWidget(self.buttons)
+            self.plot_layout.addWidget(self.spread_plot)
+        self.confirm_button.setEnabled(preview.legal)
         tall = (self.plot is not None) + (self.spread_plot is not None)
-        self.resize(380, 160 + 150 * tall)
+        extra = 30 * len(self.choice_boxes) + (18 * len(preview.notes) if self.choice_boxes
+                                                else 0)
+        self.resize(400, 160 + 150 * tall + extra)
 
     @staticmethod
     def _spreads(odds: Odds) -> pg.PlotWidget:

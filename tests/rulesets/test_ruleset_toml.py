@@ -60,6 +60,14 @@ CASES = [
      "ruleset.toml: grid.feet_per_cell: expected a whole number >= 1, got 0"),
     ("speed_rank", "stats", {"dex": 10},
      "ruleset.toml: unknown key 'stats'"),
+    # six_phase
+    ("six_phase", "grid.feet_per_cell", 0,
+     "ruleset.toml: grid.feet_per_cell: expected a whole number >= 1, got 0"),
+    ("six_phase", "wounds.head.effect", "blind",
+     "ruleset.toml: wounds.head.effect: unknown word 'blind'"),
+    ("six_phase", "locations.default", "tail",
+     "ruleset.toml: locations.default: must be one of the names (head, torso, right arm, "
+     "left arm, right leg, left leg), got 'tail'"),
 ]
 
 

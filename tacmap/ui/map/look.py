@@ -84,15 +84,15 @@ def acting(state: Encounter, ruleset: Ruleset) -> set[str]:
     return {row.id for row in order.rows if row.state == "acting"}
 
 
-def stat_line(t: Token) -> str:
-    """``Brak (orcs) — HP 7/12 — ac 13, str 3 — prone``."""
+def stat_line(t: Token, status: tuple[str, ...] = ()) -> str:
+    """``Brak (orcs) — HP 7/12 — ac 13, str 3 — prone``, then the ruleset's ``status`` lines."""
     stats = ", ".join(f"{k} {v}" for k, v in t.stats.items() if isinstance(v, int | str))
     parts = [f"{t.name} ({t.side})", f"HP {t.hp}/{t.max_hp}"]
     if stats:
         parts.append(stats)
     if t.conditions:
         parts.append(", ".join(t.conditions))
-    return " — ".join(parts)
+    return "\n".join([" — ".join(parts), *status])
 
 
 def party_side(state: Encounter) -> str | None:
@@ -119,5 +119,6 @@ def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[Toke
             t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
             0 if secret else t.hp, 0 if secret else t.max_hp, t.conditions, t.id in now,
             any(c in DOWN for c in t.conditions),
-            t.name if player else stat_line(t), t.image, t.hidden))
+            t.name if player else stat_line(t, ruleset.status_lines(state, t)), t.image,
+            t.hidden))
     return out

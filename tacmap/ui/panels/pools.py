@@ -25,9 +25,12 @@ SMALL, LARGE = 16, 26
 HEAD = 22
 
 
-def row_height(selected: bool) -> int:
-    """Pixels one pool takes: its heading line and its dice."""
-    return HEAD + (LARGE if selected else SMALL) + 8
+STATUS = 16
+
+
+def row_height(selected: bool, status: int = 0) -> int:
+    """Pixels one pool takes: its heading line, its dice and ``status`` lines of status."""
+    return HEAD + (LARGE if selected else SMALL) + 8 + STATUS * status
 
 
 class PoolPanel(QWidget):
@@ -50,7 +53,7 @@ class PoolPanel(QWidget):
         self.pools = sorted(pools, key=lambda p: p.token != selected)
         self.selected = selected if any(p.token == selected for p in pools) else None
         self.empty.setVisible(not pools)
-        height = sum(row_height(p.token == self.selected) for p in self.pools)
+        height = sum(row_height(p.token == self.selected, len(p.status)) for p in self.pools)
         self.setMinimumHeight(max(30, height))
         self.update()
 
@@ -58,7 +61,7 @@ class PoolPanel(QWidget):
         """Each pool with the rectangle it is drawn in."""
         out, y = [], 0
         for pool in self.pools:
-            h = row_height(pool.token == self.selected)
+            h = row_height(pool.token == self.selected, len(pool.status))
             out.append((pool, QRectF(0, y, self.width(), h)))
             y += h
         return out
@@ -118,6 +121,14 @@ class PoolPanel(QWidget):
                 painter.setPen(QPen(QColor("#222222"), 2))
                 painter.drawLine(die.topLeft() + QPointF(3, 3), die.bottomRight() - QPointF(3, 3))
             x += size + 4
+        painter.setFont(self.font())
+        painter.setPen(QColor("#6b2a1a"))
+        for n, line in enumerate(pool.status):
+            y = top + HEAD + size + 4 + STATUS * n
+            text = painter.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight,
+                                                    int(box.width()) - 16)
+            painter.drawText(QRectF(8, y, box.width() - 8, STATUS),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
         if not pool.faces:
             painter.setFont(self.font())
             painter.setPen(QColor("#777777"))

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import Timeline
 from tacmap.ui.map.look import side_colours
-from tacmap.ui.qt import QColor, QFont, QVBoxLayout, QWidget
+from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
 
 
 class TimelinePanel(QWidget):
@@ -26,16 +26,25 @@ class TimelinePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.plot)
+        #: Actions an earlier one invalidated, each with its reason (hidden when none).
+        self.struck = QLabel()
+        self.struck.setWordWrap(True)
+        self.struck.setTextFormat(Qt.TextFormat.RichText)
+        self.struck.setVisible(False)
+        layout.addWidget(self.struck)
         self.bars: list[tuple[str, int, int, int]] = []
+        self._shown: tuple[Encounter, Timeline | None, frozenset[str]] | None = None
         self.current: int | None = None
         self.rows: list[str] = []
 
     def show_timeline(self, state: Encounter, timeline: Timeline | None,
                       hidden: frozenset[str] = frozenset()) -> None:
         """Redraw; ``hidden`` token ids are left out (the player view)."""
+        self._shown = (state, timeline, hidden)
         self.plot.clear()
         self.bars = []
         self.rows = []
+        self.struck.setVisible(False)
         if timeline is None:
             self.current = None
             return
@@ -55,17 +64,34 @@ class TimelinePanel(QWidget):
             colour = QColor(colours.get(token.side, "#888888") if token else "#888888")
             if item.carried:
                 colour.setAlpha(140)
+            if item.struck:
+                colour = QColor("#9a9a9a")
             bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
                                   height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
             self.plot.addItem(bar)
             # Characters that fit in the bar at this panel's type size.
-            room = (8 if self.player else 11) * (item.end - item.start + 1)
+            per = max(8 if self.player else 11,
+                      int(self.plot.width() / max(len(timeline.phases), 1) / size))
+            room = per * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
-            label = pg.TextItem(text, color="#ffffff", anchor=(0, 0.5))
-            label.setFont(font)
+            label = pg.TextItem(("✗ " if item.struck else "") + text, color="#ffffff",
+                                anchor=(0, 0.5))
+            if item.struck:
+                struck_font = QFont(font)
+                struck_font.setStrikeOut(True)
+                label.setFont(struck_font)
+            else:
+                label.setFont(font)
             label.setPos(item.start - 0.38, -y)
             self.plot.addItem(label)
             self.bars.append((item.actor, item.start, item.end, y))
+        struck = [i for i in items if i.struck]
+        if struck:
+            lines = [f"✗ <s>{state.tokens[i.actor].name if i.actor in state.tokens else i.actor}"
+                     f": {i.label}</s> — {i.struck}" for i in struck]
+            self.struck.setText("<span style='color:#8b1a1a'>Struck out: "
+                                + "<br>".join(lines) + "</span>")
+            self.struck.setVisible(True)
         self.current = timeline.current
         if timeline.current is not None:
             region = pg.LinearRegionItem((timeline.current - 0.5, timeline.current + 0.5),
@@ -83,3 +109,9 @@ class TimelinePanel(QWidget):
         self.setMinimumHeight(min(320, 60 + 24 * max(len(rows), 1)))
         self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Labels are cut to the room a phase has, so a new width draws them again."""
+        super().resizeEvent(event)
+        if self._shown is not None and event.oldSize().width() != event.size().width():
+            self.show_timeline(*self._shown)

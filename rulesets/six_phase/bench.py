@@ -1,0 +1,50 @@
+"""``tacmap bench`` figures six_phase owns (DESIGN §7): one attack executed, one odds preview."""
+
+from __future__ import annotations
+
+import itertools
+
+from tacmap.engine import odds
+from tacmap.engine.commands import Act, EndTurn, StartCombat
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure, Ruleset
+from tacmap.engine.state import MapSpec, Token
+
+#: Bench timing budgets from DESIGN §7, in milliseconds (p95).
+ATTACK_BUDGET_MS = 5.0
+ODDS_BUDGET_MS = 20.0
+
+
+def figures(rules: Ruleset) -> list[BenchFigure]:
+    """One melee attack declared and resolved (the phase's last declaration), one odds preview."""
+    state = rules.new_encounter("bench", seed=1)
+    state.map = MapSpec(12, 8)
+    hero = Token("regdar", "Regdar", "party", 2, 2, hp=30, max_hp=30,
+                 stats={"dex": 9, "str_bonus": 2, "weapon": "longsword", "armour": "chain"})
+    foe = Token("orc", "Orc", "orcs", 3, 2, hp=20, max_hp=20,
+                stats={"kind": "monster", "hd": 4, "weapon": "claws", "dex_mod": 1})
+    state.tokens = {hero.id: hero, foe.id: foe}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    while state.schedule is not None and getattr(state.schedule, "index", 5) != 5:
+        referee.execute(EndTurn())
+    referee.execute(EndTurn("orc"))  # the orc passes, so Regdar's declaration resolves the phase
+    seeds = itertools.count(2)
+    attack = Act("regdar", "melee", "orc", "swing/head")
+
+    def execute_attack() -> object:
+        state.seed = next(seeds)
+        events = referee.execute(attack)
+        referee.undo()
+        return events
+
+    details = itertools.cycle(("swing/head", "thrust/torso", "bash/left leg"))
+    hps = itertools.cycle((6, 11, 18, 25))
+
+    def attack_odds() -> object:
+        odds.dice.cache_clear()
+        foe.hp = next(hps)
+        return rules.preview(state, Act("regdar", "melee", "orc", next(details)))
+
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]

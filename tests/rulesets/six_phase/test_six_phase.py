@@ -1,0 +1,81 @@
+"""six_phase: the demo's transcript is byte-identical, the odds are exact, the panels show it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tacmap.cli import main
+from tacmap.engine.commands import Act, EndTurn, StartCombat
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import MapSpec, Token
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_demo_transcript_is_byte_identical(capsys: pytest.CaptureFixture[str],
+                                           as_json: bool) -> None:
+    res = ROOT / "resources"
+    args = ["play", str(res / "six_phase_demo.tacmap"), "--script",
+            str(res / "six_phase_demo-three-rounds.jsonl"), "--seed", "4"]
+    assert main([*args, "--json"] if as_json else args) == 0
+    out = capsys.readouterr().out
+    name = f"six_phase-demo-seed4.{'jsonl' if as_json else 'txt'}"
+    assert out == (FIXTURES / name).read_text(encoding="utf-8")
+    if not as_json:
+        assert "is struck out" in out or "d20 order" in out
+        assert out.count("round 4 begins") == 1
+
+
+def melee_phase(registry: Registry) -> Referee:
+    rules = registry.get("six_phase")
+    state = rules.new_encounter("odds")
+    state.map = MapSpec(10, 6)
+    ana = Token("ana", "Ana", "party", 2, 2, stats={"dex": 10, "str_bonus": 1})
+    brak = Token("brak", "Brak", "foes", 3, 2, hp=5, max_hp=5,
+                 stats={"kind": "monster", "weapon": "spear", "dex_mod": 1})
+    state.tokens = {"ana": ana, "brak": brak}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    referee.execute(EndTurn("ana"))
+    referee.execute(EndTurn("brak"))
+    return referee
+
+
+def test_melee_odds_are_exact(registry: Registry) -> None:
+    referee = melee_phase(registry)
+    # Dexterity 10 + Defense (spear 2 + Dex mod 1) = 13: faces 13..20 hit (8 of 20).
+    odds = referee.preview(Act("ana", "melee", "brak", "thrust/torso")).odds
+    assert odds is not None
+    assert odds.success == pytest.approx(8 / 20)
+    # Margins 0..7 plus 1, at least 1: 1, 2 … 8, each 1/8 of the hits.
+    assert odds.damage == tuple((d, pytest.approx(1 / 8)) for d in range(1, 9))
+    # Brak has 5 HP: damage 5..8 drops it, 4 faces of 20.
+    assert odds.drop == pytest.approx(4 / 20)
+
+
+def test_disadvantage_shows_in_the_odds(registry: Registry) -> None:
+    referee = melee_phase(registry)
+    referee.state.tokens["ana"].values["last_type"] = "thrust"
+    preview = referee.preview(Act("ana", "melee", "brak", "thrust/torso"))
+    assert preview.odds is not None
+    # The lower of two d20s reaches 13 with (8/20)^2.
+    assert preview.odds.success == pytest.approx((8 / 20) ** 2)
+    assert any("twice in a row" in n for n in preview.notes)
+    other = referee.preview(Act("ana", "melee", "brak", "swing/head")).odds
+    assert other is not None and other.success == pytest.approx(8 / 20)
+
+
+def test_status_lines_show_wounds_and_notches(registry: Registry) -> None:
+    referee = melee_phase(registry)
+    brak = referee.state.tokens["brak"]
+    brak.values["wounds"] = (("Concussion", "head", 2),)
+    brak.values["notches"] = {"spear": 1}
+    lines = referee.ruleset.status_lines(referee.state, brak)
+    assert lines == ("Wounds 1: Concussion (head, until the end of round 2)", "Notches: spear 1")
+    pools = {p.token: p for p in referee.ruleset.dice_pools(referee.state)}
+    assert pools["brak"].status == lines
