@@ -169,6 +169,7 @@ class Combat:
             match = [o for o in self.aimed_options(who, token_id)
                      if (o.key, o.detail, o.label) == (picked.key, picked.detail, picked.label)]
             if match:
+                self.host.statusBar().clearMessage()  # "click the target" is answered
                 self.aim(who, token_id, match[0])
                 return
         actor = self.host.actor
