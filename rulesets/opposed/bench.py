@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 from tacmap.engine import odds
+from tacmap.engine.benching import attack_runner
 from tacmap.engine.commands import Attack, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import BenchFigure, Ruleset
@@ -28,14 +29,9 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     state.tokens = {hero.id: hero, foe.id: foe}
     referee = Referee(state, rules)
     referee.execute(StartCombat(("ana", "brak")))
-    seeds = itertools.count(2)
     attack = Attack("ana", "brak")
 
-    def execute_attack() -> object:
-        state.seed = next(seeds)
-        events = referee.execute(attack)
-        referee.undo()
-        return events
+    execute_attack = attack_runner(referee, attack)
 
     levels = itertools.cycle(range(0, 13))
     hps = itertools.cycle((4, 11, 18, 25))

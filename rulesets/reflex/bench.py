@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 from tacmap.engine import odds
+from tacmap.engine.benching import attack_runner
 from tacmap.engine.commands import Act, Attack, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import BenchFigure, Ruleset
@@ -31,15 +32,9 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     planning = state.copy()
     referee.execute(declare)
     referee.execute(Act("ana", "declare:attack", "brak", "sword"))
-    seeds = itertools.count(2)
     attack = Attack("ana", "brak")
 
-    def execute_attack() -> object:
-        # A new seed each time, as in play; the undo keeps the next run starting equal.
-        state.seed = next(seeds)
-        events = referee.execute(attack)
-        referee.undo()
-        return events
+    execute_attack = attack_runner(referee, attack)
 
     sizes = itertools.cycle(range(2, 14))
     hps = itertools.cycle((6, 11, 18, 25))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 from tacmap.engine import odds
+from tacmap.engine.benching import attack_runner
 from tacmap.engine.commands import Act, EndTurn, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import BenchFigure, Ruleset
@@ -29,14 +30,9 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     while state.schedule is not None and getattr(state.schedule, "index", 5) != 5:
         referee.execute(EndTurn())
     referee.execute(EndTurn("orc"))  # the orc passes, so Regdar's declaration resolves the phase
-    seeds = itertools.count(2)
     attack = Act("regdar", "melee", "orc", "swing/head")
 
-    def execute_attack() -> object:
-        state.seed = next(seeds)
-        events = referee.execute(attack)
-        referee.undo()
-        return events
+    execute_attack = attack_runner(referee, attack)
 
     details = itertools.cycle(("swing/head", "thrust/torso", "bash/left leg"))
     hps = itertools.cycle((6, 11, 18, 25))
