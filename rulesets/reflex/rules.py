@@ -318,7 +318,12 @@ class Reflex(Ruleset):
                     weapon_key: str) -> tuple[Token, Token, Weapon]:
         """An extra combat roll the GM allowed: attacker, target, weapon."""
         rnd, token = self.acting(state, actor)
-        if rnd.extra_used(actor) >= rnd.extra_allowed(actor):
+        if rnd.extra_left(actor, self.data.round.combat_rolls - 1) <= 0:
+            plan = rnd.plan(actor)
+            if plan is None or plan.action not in ROLLING:
+                said = f"“{plan.words}”" if plan else "nothing"
+                raise RuleError(f"{token.name} declared {said}, not a combat roll: a declared "
+                                "action is locked for the round; the GM can allow a roll")
             raise RuleError(f"{token.name} has made their combat roll this round "
                             f"({self.data.round.combat_rolls} a round); the GM can allow another")
         plan = self.plan_for(state, token, kind, target, weapon_key)
@@ -419,13 +424,14 @@ class Reflex(Ruleset):
         state = ctx.state
         rnd, token, foe, weapon = self.strike_check(state, actor, target, "attack", weapon_key)
         second = bool(rnd.targets_of(actor))
+        prone_second = strike.second_target(rnd, token, foe, "attack", weapon)
         pool = rnd.main_pool(actor)
         assert pool is not None
         new = replace(rnd, engaged=(*rnd.engaged, (actor, foe.id)))
         what = f"second target {foe.name}" if second else foe.name
         self.set_round(ctx, new, f"{token.name} engages {what} with the {weapon.name}, "
                                  f"with the kept {pool.stat} pool [{faces(pool.kept)}]")
-        if second and PRONE in foe.conditions:
+        if prone_second:
             strike.gain_edge(self, ctx, token, "advantage",
                              f"engages prone {foe.name} as second melee target")
         pool = self.round_of(state).main_pool(actor)

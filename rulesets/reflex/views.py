@@ -262,7 +262,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             return None
 
         out.append(option("stand", "Stand up", "none", can_stand))
-    extra = rnd.extra_allowed(actor) - rnd.extra_used(actor)
+    extra = rnd.extra_left(actor, rules.data.round.combat_rolls - 1)
     if extra > 0:
         out += [option("extra:attack", f"Extra combat roll: attack with the {w.name}", "token",
                        acting, w.key) for w in rules.weapons_of(token)]
