@@ -27,6 +27,7 @@ from tacmap.engine.events import (
     DiceRolled,
     LeftReach,
     RoundChanged,
+    Said,
     ScheduleChanged,
     TokenMoved,
     condition_change,
@@ -449,11 +450,14 @@ class Reflex(Ruleset):
             self._stand(ctx, cmd)
         elif cmd.action == "allow_roll":
             self._allow_roll(ctx, cmd)
+        elif cmd.action == "shout":
+            self._shout(ctx, cmd)
         elif head == "extra" and tail in ("attack", "knock_down"):
             self._extra(ctx, cmd, tail)
         else:
             raise RuleError(f"Reflex has no action {cmd.action!r} (actions: declare:<kind>, "
-                            "knock_down, stand, allow_roll, extra:attack, extra:knock_down)")
+                            "knock_down, stand, shout, allow_roll, extra:attack, "
+                            "extra:knock_down)")
 
     def _knock_down(self, ctx: Resolution, cmd: Act) -> None:
         state = ctx.state
@@ -476,6 +480,24 @@ class Reflex(Ruleset):
         self.set_round(ctx, replace(rnd, engaged=(*rnd.engaged, (token.id, token.id))),
                        f"{token.name} stands up")
         ctx.emit(condition_change(token, PRONE, False))
+
+    def shout_check(self, state: Encounter, actor: str, target: str) -> tuple[Token, Token | None]:
+        """Who shouts, and to whom: "it doesn't take an action to shout out something"."""
+        self.round_of(state)
+        token = state.token(actor)
+        if not token.alive:
+            raise RuleError(f"{token.name} is down")
+        if not target:
+            return token, None
+        return token, self._other(state, token, target, "shout to")
+
+    def _shout(self, ctx: Resolution, cmd: Act) -> None:
+        """A shout: free at any time of the round, neither a declaration nor a combat roll."""
+        token, to = self.shout_check(ctx.state, cmd.actor, cmd.target)
+        words = cmd.detail.strip()[:120]
+        said = f": “{words}”" if words else ""
+        ctx.emit(Said(f"{token.name} shouts{f' to {to.name}' if to else ''}{said} (free: not "
+                      "an action, not a combat roll)", token.id))
 
     def _allow_roll(self, ctx: Resolution, cmd: Act) -> None:
         """The GM allows ``cmd.actor`` one more combat roll this round (logged, undoable)."""

@@ -251,3 +251,26 @@ def test_every_step_of_the_demo_undoes_redoes_and_reloads_exactly(registry: Regi
         assert look(ref) == after
         again = storage.loads(storage.dumps(ref.state, ref.log), registry)
         assert look(Referee(again.state, rules, again.log)) == after
+
+
+def test_a_shout_is_free_in_either_phase(registry: Registry) -> None:
+    # "it doesn't take an action to shout out something to another character while fighting".
+    ref = fight(registry,
+                Token("ana", "Ana", "party", 2, 2, stats={"rfx": 5, "melee": 3}),
+                Token("wren", "Wren", "party", 2, 4, stats={"rfx": 4}),
+                Token("brak", "Brak", "foes", 3, 2, stats={"rfx": 2}))
+    ref.execute(StartCombat())
+    shout = next(o for o in ref.ruleset.actions_for(ref.state, "brak") if o.key == "shout")
+    assert shout.enabled and shout.target == "token"
+    events = ref.execute(Act("brak", "shout", "ana", "Yield!"))
+    assert [e.text(ref.state) for e in events] == [
+        "Brak shouts to Ana: “Yield!” (free: not an action, not a combat roll)"]
+    ref.execute(Act("brak", "declare:dodge"))
+    ref.execute(EndTurn("wren"))
+    ref.execute(Act("ana", "shout", "wren", "Flank him!"))  # her declaration is still to make
+    ref.execute(Act("ana", "declare:attack", "brak"), FixedDice([6, 6, 6, 1, 1]))
+    ref.execute(Act("ana", "shout", "wren"))  # and in the action phase, before her attack
+    events = ref.execute(Attack("ana", "brak"))
+    assert "hits Brak" in " ".join(e.text(ref.state) for e in events)
+    with pytest.raises(RuleError, match="cannot shout to themself"):
+        ref.execute(Act("ana", "shout", "ana"))
