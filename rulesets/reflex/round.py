@@ -123,6 +123,11 @@ class Round(Schedule, frozen=True, tag="reflex_round"):
         """Extra combat rolls ``who`` has made this round."""
         return sum(1 for p in self.pools if p.owner == who and p.extra)
 
+    def extra_left(self, who: str, free: int) -> int:
+        """Extra combat rolls ``who`` may still make: ``free`` past the declared one
+        (``round.combat_rolls`` − 1) and the GM's, less those made."""
+        return free + self.extra_allowed(who) - self.extra_used(who)
+
     def with_pool(self, old: Pool, new: Pool) -> Round:
         """The round with ``old`` replaced by ``new``."""
         at = self.pools.index(old)

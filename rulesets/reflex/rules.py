@@ -27,6 +27,7 @@ from tacmap.engine.events import (
     DiceRolled,
     LeftReach,
     RoundChanged,
+    Said,
     ScheduleChanged,
     TokenMoved,
     condition_change,
@@ -318,7 +319,12 @@ class Reflex(Ruleset):
                     weapon_key: str) -> tuple[Token, Token, Weapon]:
         """An extra combat roll the GM allowed: attacker, target, weapon."""
         rnd, token = self.acting(state, actor)
-        if rnd.extra_used(actor) >= rnd.extra_allowed(actor):
+        if rnd.extra_left(actor, self.data.round.combat_rolls - 1) <= 0:
+            plan = rnd.plan(actor)
+            if plan is None or plan.action not in ROLLING:
+                said = f"“{plan.words}”" if plan else "nothing"
+                raise RuleError(f"{token.name} declared {said}, not a combat roll: a declared "
+                                "action is locked for the round; the GM can allow a roll")
             raise RuleError(f"{token.name} has made their combat roll this round "
                             f"({self.data.round.combat_rolls} a round); the GM can allow another")
         plan = self.plan_for(state, token, kind, target, weapon_key)
@@ -419,13 +425,14 @@ class Reflex(Ruleset):
         state = ctx.state
         rnd, token, foe, weapon = self.strike_check(state, actor, target, "attack", weapon_key)
         second = bool(rnd.targets_of(actor))
+        prone_second = strike.second_target(rnd, token, foe, "attack", weapon)
         pool = rnd.main_pool(actor)
         assert pool is not None
         new = replace(rnd, engaged=(*rnd.engaged, (actor, foe.id)))
         what = f"second target {foe.name}" if second else foe.name
         self.set_round(ctx, new, f"{token.name} engages {what} with the {weapon.name}, "
                                  f"with the kept {pool.stat} pool [{faces(pool.kept)}]")
-        if second and PRONE in foe.conditions:
+        if prone_second:
             strike.gain_edge(self, ctx, token, "advantage",
                              f"engages prone {foe.name} as second melee target")
         pool = self.round_of(state).main_pool(actor)
@@ -443,11 +450,14 @@ class Reflex(Ruleset):
             self._stand(ctx, cmd)
         elif cmd.action == "allow_roll":
             self._allow_roll(ctx, cmd)
+        elif cmd.action == "shout":
+            self._shout(ctx, cmd)
         elif head == "extra" and tail in ("attack", "knock_down"):
             self._extra(ctx, cmd, tail)
         else:
             raise RuleError(f"Reflex has no action {cmd.action!r} (actions: declare:<kind>, "
-                            "knock_down, stand, allow_roll, extra:attack, extra:knock_down)")
+                            "knock_down, stand, shout, allow_roll, extra:attack, "
+                            "extra:knock_down)")
 
     def _knock_down(self, ctx: Resolution, cmd: Act) -> None:
         state = ctx.state
@@ -470,6 +480,24 @@ class Reflex(Ruleset):
         self.set_round(ctx, replace(rnd, engaged=(*rnd.engaged, (token.id, token.id))),
                        f"{token.name} stands up")
         ctx.emit(condition_change(token, PRONE, False))
+
+    def shout_check(self, state: Encounter, actor: str, target: str) -> tuple[Token, Token | None]:
+        """Who shouts, and to whom: "it doesn't take an action to shout out something"."""
+        self.round_of(state)
+        token = state.token(actor)
+        if not token.alive:
+            raise RuleError(f"{token.name} is down")
+        if not target:
+            return token, None
+        return token, self._other(state, token, target, "shout to")
+
+    def _shout(self, ctx: Resolution, cmd: Act) -> None:
+        """A shout: free at any time of the round, neither a declaration nor a combat roll."""
+        token, to = self.shout_check(ctx.state, cmd.actor, cmd.target)
+        words = cmd.detail.strip()[:120]
+        said = f": “{words}”" if words else ""
+        ctx.emit(Said(f"{token.name} shouts{f' to {to.name}' if to else ''}{said} (free: not "
+                      "an action, not a combat roll)", token.id))
 
     def _allow_roll(self, ctx: Resolution, cmd: Act) -> None:
         """The GM allows ``cmd.actor`` one more combat roll this round (logged, undoable)."""

@@ -151,6 +151,14 @@ def injure(rules: Rules, ctx: Resolution, token: Token, damage: int, why: str) -
 # --------------------------------------------------------------------------- strikes
 
 
+def second_target(rnd: Round, attacker: Token, target: Token, kind: Kind,
+                  weapon: Weapon) -> bool:
+    """True when ``target`` is a prone opponent engaged as a later target of a melee attack:
+    "you engage a prone opponent as your second target with a melee weapon" (advantage)."""
+    return kind == "attack" and weapon.kind == "melee" and PRONE in target.conditions \
+        and bool(rnd.targets_of(attacker.id)) and target.id not in rnd.targets_of(attacker.id)
+
+
 def strike(rules: Rules, ctx: Resolution, attacker: Token, target: Token, pool: Pool,
            kind: Kind, weapon: Weapon, how: str) -> None:
     """One attack or knock-down of ``attacker`` on ``target`` with the kept ``pool``."""
@@ -162,7 +170,11 @@ def strike(rules: Rules, ctx: Resolution, attacker: Token, target: Token, pool: 
     sums = f"VL {own}" + (f" + assist {helps}" if helps else "") + f" − Defence {defence}" \
         + (f" − dodge {dodge}" if dodge else "") + f" = net {net}"
     if kind == "knock_down":
-        if net >= data.knock_down.at_vl:
+        if net >= data.knock_down.at_vl and PRONE in target.conditions:
+            # Already down: nothing to gain (and undo must not lift the old prone).
+            ctx.emit(Said(f"{attacker.name} keeps {target.name} down ({sums}): already prone",
+                          attacker.id))
+        elif net >= data.knock_down.at_vl:
             ctx.emit(Said(f"{attacker.name} knocks {target.name} down ({sums})", attacker.id))
             ctx.emit(condition_change(target, PRONE, True))
             gain_edge(rules, ctx, target, "disadvantage", f"knocked prone by {attacker.name}")
@@ -194,25 +206,29 @@ def strike_odds(rules: Rules, state: Encounter, attacker: Token, target: Token, 
     Also how a late disadvantage would change them: the VL distribution both ways.
     """
     data = rules.data
-    sides, late_at = data.dice.sides, data.edge.disadvantage_win_at
+    sides = data.dice.sides
     rnd = state.schedule if isinstance(state.schedule, Round) else None
+    edges = rnd.edges_of(attacker.id) if rnd is not None else ()
+    if pool is None and prone:
+        edges = (*edges, Edge(attacker.id, "disadvantage", "prone"))
+    if rnd is not None and pool is not None and second_target(rnd, attacker, target, kind,
+                                                         weapon):
+        edges = (*edges, Edge(attacker.id, "advantage", "prone second melee target"))
+    # A late disadvantage cancels an advantage held (win_at), as it would at the table.
+    at = win_at(data, edges)
+    late_at = win_at(data, (*edges, Edge(attacker.id, "disadvantage", "late")))
     if rnd is not None and pool is not None:
-        at = win_at(data, rnd.edges_of(attacker.id))
         now = odds.Distribution.constant(wins(pool, at))
-        late = odds.Distribution.constant(wins(pool, max(at, late_at)))
+        late = odds.Distribution.constant(wins(pool, late_at))
     else:
-        edges = rnd.edges_of(attacker.id) if rnd is not None else ()
-        if prone:
-            edges = (*edges, Edge(attacker.id, "disadvantage", "prone"))
-        at = win_at(data, edges)
         now = odds.successes(size, sides, at)
-        late = odds.successes(size, sides, max(at, late_at))
+        late = odds.successes(size, sides, late_at)
     helps = assist_vl(rules, state, rnd, attacker.id) if rnd is not None else 0
     dodge = dodge_vl(rules, state, rnd, target.id) if rnd is not None else 0
     against = rules.stat(target, "defence") + dodge - helps
     need = data.knock_down.at_vl if kind == "knock_down" else data.attack.hit_at
     spreads = (Spread(f"VL, a die wins on {at}+", now.items()),
-               Spread(f"VL after a late disadvantage ({max(at, late_at)}+)", late.items()))
+               Spread(f"VL after a late disadvantage ({late_at}+)", late.items()))
     also = (("Chance with a late disadvantage", late.at_least(against + need)),)
     success = now.at_least(against + need)
     if kind == "knock_down":

@@ -45,6 +45,8 @@ class Rules(Protocol):
     def plan_for(self, state: Encounter, token: Token, kind: str, target: str,
                  detail: str) -> Plan: ...
     def move_check(self, state: Encounter, token: Token) -> float | None: ...
+    def shout_check(self, state: Encounter, actor: str,
+                    target: str) -> tuple[Token, Token | None]: ...
 
 
 def _key(order: DeclareThenAct, who: str) -> str:
@@ -201,6 +203,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
 
     move = option("move", f"Move ({rules.data.round.move_metres:g} m a round)", "cell",
                   lambda: rules.move_check(state, token))
+    shout = option("shout", "Shout to someone (free)", "token",
+                   lambda: rules.shout_check(state, actor, ""))
     if rnd.order.phase == "declare":
         out = [option("declare:attack", f"Declare: attack with the {w.name}", "token",
                       declare("attack"), w.key) for w in rules.weapons_of(token)]
@@ -213,11 +217,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             out.append(option("declare:stand", "Declare: stand up", "none", declare("stand")))
         out += [option("declare:other", "Declare: something else (no combat roll)", "none",
                        declare("other")),
-                move,
+                move, shout,
                 option("end_turn", "Declare nothing", "none",
                        lambda: rules.declaring(state, actor))]
         return out
-    out = [move]
+    out = [move, shout]
     plan = rnd.plan(actor)
 
     def acting() -> object:
@@ -262,7 +266,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             return None
 
         out.append(option("stand", "Stand up", "none", can_stand))
-    extra = rnd.extra_allowed(actor) - rnd.extra_used(actor)
+    extra = rnd.extra_left(actor, rules.data.round.combat_rolls - 1)
     if extra > 0:
         out += [option("extra:attack", f"Extra combat roll: attack with the {w.name}", "token",
                        acting, w.key) for w in rules.weapons_of(token)]

@@ -157,3 +157,120 @@ def test_demo_transcript_is_byte_identical(capsys: pytest.CaptureFixture[str],
     expected = (HERE / "fixtures" / f"demo-seed27.{'jsonl' if as_json else 'txt'}").read_text(
         encoding="utf-8")
     assert out == expected
+
+
+def prone_second(registry: Registry) -> Referee:
+    """Ana (sword, 5 melee dice) has hit Brak; prone Cole stands beside her as a second target."""
+    ref = fight(registry,
+                Token("ana", "Ana", "party", 2, 2, hp=12, max_hp=12,
+                      stats={"rfx": 5, "melee": 5, "weapons": ("sword",)}),
+                Token("brak", "Brak", "foes", 3, 2, hp=30, max_hp=30, stats={"rfx": 2}),
+                Token("cole", "Cole", "foes", 2, 3, hp=30, max_hp=30, stats={"rfx": 3},
+                      conditions=("prone",)))
+    ref.execute(StartCombat())
+    ref.execute(EndTurn("brak"))
+    ref.execute(Act("cole", "declare:stand"))
+    ref.execute(Act("ana", "declare:attack", "brak", "sword"), FixedDice([3, 3, 4, 5, 2]))
+    ref.execute(Attack("ana", "brak"))
+    return ref
+
+
+def test_the_odds_card_counts_the_advantage_of_a_prone_second_target(
+        registry: Registry) -> None:
+    # "advantage (you engage a prone opponent as your second target with a melee weapon)":
+    # kept [3 3 4 5 2] wins on 3+ (edge.advantage_win_at): VL 4; − Defence 1 = net 3,
+    # × 3 (sword) = 9 damage, certain. A late disadvantage cancels the advantage: 4+
+    # (dice.win_at), VL 2, net 1 — still a hit.
+    ref = prone_second(registry)
+    preview = ref.preview(Attack("ana", "cole"))
+    assert preview.legal and preview.odds is not None
+    now, late = preview.odds.spreads
+    assert now.values == ((4, 1.0),) and "3+" in now.label
+    assert late.values == ((2, 1.0),) and "4+" in late.label
+    assert preview.odds.damage == ((9, 1.0),)
+    assert preview.odds.chances == (("Chance with a late disadvantage", 1.0),)
+    events = ref.execute(Attack("ana", "cole"))
+    assert "9 damage" in " ".join(e.text(ref.state) for e in events)
+
+
+def test_a_knock_down_on_a_prone_target_undoes_exactly(registry: Registry) -> None:
+    ref = fight(registry,
+                Token("ana", "Ana", "party", 2, 2, stats={"rfx": 5, "melee": 3}),
+                Token("brak", "Brak", "foes", 3, 2, stats={"rfx": 2}, conditions=("prone",)))
+    ref.execute(StartCombat())
+    ref.execute(Act("brak", "declare:other", detail="crawls"))
+    ref.execute(Act("ana", "declare:knock_down", "brak"), FixedDice([6, 6, 6]))
+    events = ref.execute(Act("ana", "knock_down", "brak"))
+    assert "already prone" in events[1].text(ref.state)
+    assert ref.state.tokens["brak"].conditions == ("prone",)
+    ref.undo()
+    assert ref.state.tokens["brak"].conditions == ("prone",)
+
+
+def test_no_combat_roll_but_the_declared_one_and_the_data_sets_how_many(
+        registry: Registry) -> None:
+    ref = duel(registry)
+    ref.execute(Act("ana", "declare:other", detail="shouts to Wren"), FixedDice([1, 1, 1, 1]))
+    with pytest.raises(RuleError, match="declared “shouts to Wren”, not a combat roll"):
+        ref.execute(Act("ana", "extra:attack", "brak", "sword"))
+    # round.combat_rolls = 2: one more roll a round without the GM.
+    rules = registry.get("reflex")
+    two = type(rules)(replace(rules.manifest,
+                              data=broken(rules.manifest.data, "round.combat_rolls", 2)))
+    ref = Referee(ref.initial_state(), two)
+    ref.execute(StartCombat())
+    ref.execute(Act("brak", "declare:attack", "ana", "axe"))
+    ref.execute(Act("ana", "declare:attack", "brak", "sword"), FixedDice([1] * 8))
+    keys = [o.key for o in two.actions_for(ref.state, "ana") if o.enabled]
+    assert "extra:attack" in keys
+    ref.execute(Act("ana", "extra:attack", "brak", "sword"), FixedDice([1] * 4))
+    with pytest.raises(RuleError, match="has made their combat roll"):
+        ref.execute(Act("ana", "extra:attack", "brak", "sword"))
+
+
+def test_every_step_of_the_demo_undoes_redoes_and_reloads_exactly(registry: Registry) -> None:
+    from tacmap.cli import read_script
+    from tacmap.engine import storage
+
+    rules = registry.get("reflex")
+    loaded = storage.load(ROOT / "resources" / "reflex_demo.tacmap", registry)
+    loaded.state.seed = 27
+    ref = Referee(loaded.state, rules, loaded.log)
+
+    def look(r: Referee) -> tuple[str, ...]:
+        return (storage.dumps(r.state, []), repr(rules.turn_order(r.state)),
+                repr(rules.dice_pools(r.state)), repr(rules.timeline(r.state)))
+
+    for _, cmd in read_script(str(ROOT / "resources" / "reflex_demo-two-rounds.jsonl")):
+        before = look(ref)
+        ref.execute(cmd)
+        after = look(ref)
+        ref.undo()
+        assert look(ref) == before
+        ref.redo()
+        assert look(ref) == after
+        again = storage.loads(storage.dumps(ref.state, ref.log), registry)
+        assert look(Referee(again.state, rules, again.log)) == after
+
+
+def test_a_shout_is_free_in_either_phase(registry: Registry) -> None:
+    # "it doesn't take an action to shout out something to another character while fighting".
+    ref = fight(registry,
+                Token("ana", "Ana", "party", 2, 2, stats={"rfx": 5, "melee": 3}),
+                Token("wren", "Wren", "party", 2, 4, stats={"rfx": 4}),
+                Token("brak", "Brak", "foes", 3, 2, stats={"rfx": 2}))
+    ref.execute(StartCombat())
+    shout = next(o for o in ref.ruleset.actions_for(ref.state, "brak") if o.key == "shout")
+    assert shout.enabled and shout.target == "token"
+    events = ref.execute(Act("brak", "shout", "ana", "Yield!"))
+    assert [e.text(ref.state) for e in events] == [
+        "Brak shouts to Ana: “Yield!” (free: not an action, not a combat roll)"]
+    ref.execute(Act("brak", "declare:dodge"))
+    ref.execute(EndTurn("wren"))
+    ref.execute(Act("ana", "shout", "wren", "Flank him!"))  # her declaration is still to make
+    ref.execute(Act("ana", "declare:attack", "brak"), FixedDice([6, 6, 6, 1, 1]))
+    ref.execute(Act("ana", "shout", "wren"))  # and in the action phase, before her attack
+    events = ref.execute(Attack("ana", "brak"))
+    assert "hits Brak" in " ".join(e.text(ref.state) for e in events)
+    with pytest.raises(RuleError, match="cannot shout to themself"):
+        ref.execute(Act("ana", "shout", "ana"))
