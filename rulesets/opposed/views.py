@@ -44,7 +44,9 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
             rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
             continue
         health = rules.health(t)
+        condition = turns.condition_of(tid)
         status: RowState = ("out" if not t.alive else "acting" if tid == turns.current
+                            else "declared" if condition is not None
                             else "done" if i < turns.index else "waiting")
         detail = [health]
         if STUNNED in t.conditions:
@@ -53,9 +55,10 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
             left = remaining(turns.used, rules.shapes(turns))
             detail.append("left: the whole turn" if not turns.used
                           else f"left: {' or '.join(left)}" if left else "turn used up")
+        if status == "acting" and t.values.get("stopped"):
+            detail.append("run stopped by a hit: no more moves")
         if tid == turns.in_order and turns.resumed:
             detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
-        condition = turns.condition_of(tid)
         if condition is not None:
             detail.append(f"held: \"{condition}\"")
         if t.values.get("abstain"):

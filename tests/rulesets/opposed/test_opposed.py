@@ -119,6 +119,8 @@ def test_a_held_turn_shows_its_condition_and_the_acting_token_offers_resume(
     order = ref.ruleset.turn_order(ref.state)
     assert order is not None
     assert 'held: "I wait until Brak steps into the light."' in order.rows[0].detail
+    # A held turn is not over: the row is "declared" (its condition), never "done".
+    assert order.rows[0].state == "declared"
     options = ref.ruleset.actions_for(ref.state, "brak")
     resume = next(o for o in options if o.key == "resume")
     assert resume.enabled and resume.label.startswith("Resume Ana's held turn")
