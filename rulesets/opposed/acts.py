@@ -124,6 +124,9 @@ def full_round(rules: Rules, ctx: Resolution, cmd: Act) -> None:
     state = ctx.state
     _normal_round(rules, state, "a full-round action")
     token = rules.acting(state, cmd.actor, ("full",))
+    if not rules.fights(token):
+        raise RuleError(f"{token.name} is incapacitated: half speed and a withdrawal or a "
+                        "standard action, no other full-round action")
     what = cmd.detail.strip() or "a full-round action"
     rules.take(ctx, token, ("full",), what)
     ctx.emit(Said(f"{token.name} spends the whole turn: {what}", token.id))

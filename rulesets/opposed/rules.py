@@ -11,6 +11,7 @@ through events, so undo, redo and replay are exact:
 * ``bonus``: ``(amount, why)``, a situational bonus the GM granted for the next attack.
 * ``abstain``: the declared intent of a token staying out of the fight this turn.
 * ``withdrawing`` / ``moved``: a withdrawal under way and the metres it has covered.
+* ``stopped``: an attack of opportunity hit the token's run: no more moves this turn.
 * ``no_return``: enemies whose attack of opportunity the token defended: it cannot
   attack them back until the next round.
 * before combat: ``surprise`` (may act in the surprise round), ``initiator`` (started
@@ -54,7 +55,7 @@ from .turns import Turns, allowed, remaining, shapes_text
 FALLING, INCAPACITATED, UNCONSCIOUS, DEAD = "falling", "incapacitated", "unconscious", "dead"
 HEALTH = (FALLING, INCAPACITATED, UNCONSCIOUS, DEAD)
 #: Values that last one turn.
-TURN_VALUES = ("bonus", "abstain", "withdrawing", "moved")
+TURN_VALUES = ("bonus", "abstain", "withdrawing", "moved", "stopped")
 #: Actions allowed in the surprise round: "take an action, including either movement or
 #: an attack".
 SURPRISE_SHAPES = (("move",), ("standard",))
@@ -426,11 +427,19 @@ class Opposed(Ruleset):
         if not isinstance(state.schedule, Turns):
             return None if self.data.turn.free_moves_before_combat else 0.0
         turns = state.schedule
-        if self.turn_refusal(state, token.id):
+        if self.turn_refusal(state, token.id) or self.stopped(token):
             return 0.0
         if token.values.get("withdrawing"):
             return max(0.0, 2 * self.speed(token) - float(token.values.get("moved") or 0))
         return self.speed(token) * self._moves_left(turns, token)
+
+    @staticmethod
+    def stopped(token: Token) -> str:
+        """Why ``token`` cannot move on this turn after a hit stopped its run ("" if it can)."""
+        if not token.values.get("stopped"):
+            return ""
+        return (f"{token.name} was hit running from {token.values['stopped']}'s reach and "
+                "cannot continue running this turn")
 
     def _moves_left(self, turns: Turns, token: Token) -> int:
         if token.values.get("withdrawing"):
@@ -452,6 +461,8 @@ class Opposed(Ruleset):
             reason = self.turn_refusal(state, token.id)
             if reason:
                 return reason
+            if self.stopped(token):
+                return self.stopped(token)
             if self._moves_left(state.schedule, token) == 0:
                 return self.shape_refusal(state.schedule, token, ("move",))
         elif not self.data.turn.free_moves_before_combat:
@@ -496,16 +507,18 @@ class Opposed(Ruleset):
         stop = len(plan.cells) - 1
         for enemy_id, step in sorted(plan.leaves, key=lambda p: p[1]):
             enemy = state.tokens[enemy_id]
-            if not self.fights(enemy) or not self.fights(token):
+            if not self.fights(enemy):
                 continue
             if withdrawing:
                 ctx.emit(Said(f"{token.name} withdraws from {enemy.name}'s reach: "
                               "no attack of opportunity", token.id))
                 continue
-            if self._opportunity(ctx, enemy, token, stance) and step < stop:
-                stop = step
+            if self._opportunity(ctx, enemy, token, stance):
+                stop = min(stop, step)
+                self.set_value(ctx, token, "stopped", enemy.name,
+                               "hit by an attack of opportunity: cannot continue running")
                 ctx.emit(Said(f"the hit stops {token.name}'s run at "
-                              f"({plan.cells[step][0]},{plan.cells[step][1]})", token.id))
+                              f"({plan.cells[stop][0]},{plan.cells[stop][1]})", token.id))
                 break
         cells = plan.cells[:stop + 1]
         cost = plan.cost if stop == len(plan.cells) - 1 else \
@@ -521,6 +534,11 @@ class Opposed(Ruleset):
         given = stance or str(ctx.state.data.get("opportunity") or "")
         decide = given if given in STANCES else o.decide
         ask = f"{runner.name} runs from {enemy.name}'s reach"
+        barred = enemy.values.get("no_return")
+        if decide != "pass" and isinstance(barred, tuple) and runner.id in barred:
+            ctx.emit(Said(f"{ask}: {enemy.name} cannot attack {runner.name} back until next "
+                          "round, so no attack of opportunity", enemy.id))
+            return False
         if decide == "roll":
             r = ctx.roll(enemy.id, 1, o.die, f"{ask}: attack of opportunity on "
                                              f"{o.take_at_most} or less")
@@ -535,6 +553,9 @@ class Opposed(Ruleset):
                 ctx.emit(Said(f"{enemy.name} lets {runner.name} go unimpeded", enemy.id))
             return False
         strike = self.strike(ctx.state, enemy, runner, None, check_reach=False)
+        if strike.bonus:
+            ctx.emit(ValueChanged(enemy.id, "bonus", enemy.values.get("bonus"), None,
+                                  "the situational bonus is used"))
         hit = roll_strike(self, ctx, strike, "attack of opportunity")
         if strike.defends:
             old = runner.values.get("no_return")

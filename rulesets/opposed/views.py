@@ -24,6 +24,7 @@ class Rules(Protocol):
     def points(self, token: Token, key: str) -> int: ...
     def weapon_of(self, token: Token) -> Weapon: ...
     def speed(self, token: Token) -> float: ...
+    def stopped(self, token: Token) -> str: ...
     def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]: ...
     def turn_refusal(self, state: Encounter, actor: str) -> str: ...
     def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str: ...
@@ -44,7 +45,9 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
             rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
             continue
         health = rules.health(t)
+        condition = turns.condition_of(tid)
         status: RowState = ("out" if not t.alive else "acting" if tid == turns.current
+                            else "declared" if condition is not None
                             else "done" if i < turns.index else "waiting")
         detail = [health]
         if STUNNED in t.conditions:
@@ -53,9 +56,10 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
             left = remaining(turns.used, rules.shapes(turns))
             detail.append("left: the whole turn" if not turns.used
                           else f"left: {' or '.join(left)}" if left else "turn used up")
+        if status == "acting" and t.values.get("stopped"):
+            detail.append("run stopped by a hit: no more moves")
         if tid == turns.in_order and turns.resumed:
             detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
-        condition = turns.condition_of(tid)
         if condition is not None:
             detail.append(f"held: \"{condition}\"")
         if t.values.get("abstain"):
@@ -114,7 +118,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         opts.append(o)
     move = ActionOption("move", f"Move ({rules.speed(token):g} m a move action)", "cell",
                         budget > 0, "" if budget > 0 else
-                        (reason or rules.shape_refusal(turns, token, ("move",))
+                        (reason or rules.stopped(token)
+                         or rules.shape_refusal(turns, token, ("move",))
                          or f"{token.name} cannot move now"))
     opts.append(move)
     if not turns.surprise:

@@ -119,6 +119,8 @@ def test_a_held_turn_shows_its_condition_and_the_acting_token_offers_resume(
     order = ref.ruleset.turn_order(ref.state)
     assert order is not None
     assert 'held: "I wait until Brak steps into the light."' in order.rows[0].detail
+    # A held turn is not over: the row is "declared" (its condition), never "done".
+    assert order.rows[0].state == "declared"
     options = ref.ruleset.actions_for(ref.state, "brak")
     resume = next(o for o in options if o.key == "resume")
     assert resume.enabled and resume.label.startswith("Resume Ana's held turn")
@@ -127,6 +129,24 @@ def test_a_held_turn_shows_its_condition_and_the_acting_token_offers_resume(
     assert order is not None
     assert [r.state for r in order.rows] == ["acting", "waiting"]
     assert "waits for Ana's held turn" in order.rows[1].detail
+
+
+def test_a_run_stopped_by_a_hit_offers_no_more_moves(registry: Registry) -> None:
+    # "If the attack is successful, the player character is also unable to continue
+    # running": Ana (Speed 6) runs 3 m, one move action; Brak takes the attack of
+    # opportunity: [6 6] + 1 = 13 against [1 1] + 1 = 3, damage 2d8 [1 1] + 1 = 3.
+    ref = referee(registry, ana={"speed": 6}, brak={"weapon_sl": 1, "form_sl": 1})
+    ref.state.tokens["brak"].hp = 20
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Act("ana", "opportunity:take"))
+    ref.execute(Move("ana", ((2, 5),)), FixedDice([6, 6, 1, 1, 1, 1]))
+    assert ref.state.tokens["ana"].hp == 17
+    move = next(o for o in ref.ruleset.actions_for(ref.state, "ana") if o.key == "move")
+    assert not move.enabled and "cannot continue running" in move.reason
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None and "run stopped by a hit" in order.rows[0].detail
+    attack = next(o for o in ref.ruleset.actions_for(ref.state, "ana") if o.key == "standard")
+    assert attack.enabled  # the rest of the turn shape is still there
 
 
 def test_every_disabled_option_says_why(registry: Registry) -> None:
