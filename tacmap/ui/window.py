@@ -228,6 +228,10 @@ class MainWindow(QMainWindow):
         """The turn order and the actions of whoever acts now; returns that token."""
         state, ruleset = self.session.referee.state, self.session.referee.ruleset
         active = acting_token(state, order, self.actor)
+        if order is None and self.actor in state.tokens:
+            # Before combat the panel offers what the selected token may do (set up a
+            # surprise, move freely …), so a ruleset's set-up needs no other door.
+            active = self.actor
         self.order_panel.show_order(state, order,
                                     ruleset.actions_for(state, active) if active else [],
                                     actor=active)

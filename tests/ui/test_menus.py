@@ -123,3 +123,27 @@ def test_open_demo_lists_each_rulesets_demo_and_opens_it_untitled(
     speed.trigger()
     assert window.session.referee.state.ruleset == "speed_rank"
     assert window.session.path is None  # untitled: Save asks where, the demo stays as shipped
+
+
+def test_before_combat_the_actions_panel_offers_the_selected_tokens_set_up(
+        qtbot: object, registry: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "surprise.tacmap"
+    shutil.copy(demo_path().with_name("opposed_demo.tacmap"), path)
+    window = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                        tell=lambda t: None)
+    shown(qtbot, window, (1300, 850))
+    state = window.session.referee.state
+    kara, lio = state.tokens["kara"], next(t for t in state.tokens.values() if t.id != "kara")
+    window.select(kara.id)
+    labels = [window.order_panel.actions_layout.itemAt(i).widget().text()
+              for i in range(window.order_panel.actions_layout.count())]
+    assert any(text.startswith("Surprise round") for text in labels), labels
+    assert window.order_panel.actions_box.title() == f"Actions — {kara.name}"
+    # The button arms the map; clicking the token it is for marks it, through the referee.
+    window.order_panel.take(next(o for o in registry.get("opposed").actions_for(state, kara.id)
+                                 if o.label.startswith("Surprise round")))
+    before = len(window.session.referee.log)
+    window.combat.token_clicked(lio.id)
+    assert window.combat.odds_card is not None
+    window.combat.odds_card.accept()
+    assert len(window.session.referee.log) == before + 1
