@@ -305,9 +305,11 @@ class SixPhase(Ruleset):
             except RuleError as err:
                 fp = rnd.phases.strike(str(err))
                 done = Done(fp.index, cur, plan.label, entry.faces, str(err))
+                # Regdar's sword: "his attack now misses despite rolling successfully".
+                how = ("misses whatever its roll, struck out" if plan.key in attacks.KIND
+                       else "is struck out")
                 rnd = self.set_round(ctx, replace(rnd, phases=fp, done=(*rnd.done, done)),
-                                     f"✗ {name}: {plan.label} ({entry.roll}) is struck out: "
-                                     f"{err}")
+                                     f"✗ {name}: {plan.label} ({entry.roll}) {how}: {err}")
                 continue
             face = entry.faces[0]
             dis = self.plan_disadvantage(state, plan)
