@@ -37,6 +37,8 @@ class Done(Record, frozen=True, tag="six_phase_done"):
     label: Text
     faces: tuple[Int, ...]
     struck: Text = ""
+    used: Int = 0
+    """The face the action used when it rolled two d20s (0: its only one)."""
 
 
 class Round(Schedule, frozen=True, tag="six_phase_round"):

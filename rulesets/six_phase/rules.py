@@ -294,6 +294,7 @@ class SixPhase(Ruleset):
         order = ", ".join(f"{state.token(e.who).name} {e.roll}" for e in fp.entries)
         rnd = self.set_round(ctx, replace(rnd, phases=fp),
                              f"{self.phase_text(fp.index)}: d20 order {order}")
+        rolled_with = {p.who: self._quiet_disadvantage(state, p) for p in rnd.plans}
         while (cur := rnd.phases.current) is not None:
             plan = rnd.plan(cur)
             assert plan is not None
@@ -304,25 +305,41 @@ class SixPhase(Ruleset):
             except RuleError as err:
                 fp = rnd.phases.strike(str(err))
                 done = Done(fp.index, cur, plan.label, entry.faces, str(err))
+                # Regdar's sword: "his attack now misses despite rolling successfully".
+                how = ("misses whatever its roll, struck out" if plan.key in attacks.KIND
+                       else "is struck out")
                 rnd = self.set_round(ctx, replace(rnd, phases=fp, done=(*rnd.done, done)),
-                                     f"✗ {name}: {plan.label} ({entry.roll}) is struck out: "
-                                     f"{err}")
+                                     f"✗ {name}: {plan.label} ({entry.roll}) {how}: {err}")
                 continue
             face = entry.faces[0]
             dis = self.plan_disadvantage(state, plan)
             if dis:
+                # Disadvantage an earlier action in this phase conferred after the d20s were
+                # rolled: "rolls a second d20 ... and uses that result". One the roll already
+                # had: the lower of the two.
+                conferred = not set(dis) & rolled_with[cur]
                 fp, more = rnd.phases.reroll(cur, ctx.dice)
                 for who, why, roll in more:
-                    ctx.emit(DiceRolled(who, f"{why}, disadvantage: {', '.join(dis)}", roll))
-                face = min(fp.entry(cur).faces)
+                    how = (f"used: an earlier action conferred disadvantage ({', '.join(dis)})"
+                           if conferred else f"disadvantage: {', '.join(dis)}")
+                    ctx.emit(DiceRolled(who, f"{why}, {how}", roll))
+                faces = fp.entry(cur).faces
+                face = faces[-1] if conferred else min(faces)
                 rnd = replace(rnd, phases=fp)
             self.perform(ctx, plan, face)
             fp = rnd.phases.resolve_next()
             faces = fp.entry(cur).faces
-            done = Done(fp.index, cur, plan.label, faces)
+            done = Done(fp.index, cur, plan.label, faces, used=face if len(faces) > 1 else 0)
             rnd = self.set_round(ctx, replace(rnd, phases=fp, done=(*rnd.done, done)),
                                  f"✓ {name}: {plan.label} ({entry.roll}) resolved")
         return rnd
+
+    def _quiet_disadvantage(self, state: Encounter, plan: Plan) -> set[str]:
+        """Why ``plan``'s roll has disadvantage as the d20s are rolled (none if it cannot go)."""
+        try:
+            return set(self.plan_disadvantage(state, plan))
+        except RuleError:
+            return set()
 
     def plan_disadvantage(self, state: Encounter, plan: Plan) -> tuple[str, ...]:
         """Why ``plan``'s roll has disadvantage now (empty: none)."""

@@ -119,13 +119,20 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
     out = []
     for t in state.tokens.values():
         faces: tuple[int, ...] = ()
-        for d in rnd.done:
+        used = 0
+        # The last action's d20s: this round's, or last round's until this one rolls.
+        seen = (*rnd.last, *rnd.done)
+        for d in seen:
             if d.who == t.id and d.faces:
-                faces = tuple(d.faces)
+                faces, used = tuple(d.faces), d.used
         struck = tuple(True for _ in faces) if any(d.who == t.id and d.struck and
                                                      tuple(d.faces) == faces
-                                                     for d in rnd.done) else ()
-        hit = tuple(not d.struck for d in rnd.done if d.who == t.id and tuple(d.faces) == faces)
+                                                     for d in seen) else ()
+        if used and not struck:
+            # Two d20s: the one not used is drawn struck out.
+            keep = len(faces) - 1 if faces[-1] == used else faces.index(used)
+            struck = tuple(i != keep for i in range(len(faces)))
+        hit = tuple(not d.struck for d in seen if d.who == t.id and tuple(d.faces) == faces)
         out.append(PoolView(t.id, t.name, faces, tuple(hit[-1:] * len(faces)), 1,
                             rules.data.round.die, removed=struck,
                             status=status_lines(rules, state, t)))
