@@ -3,6 +3,7 @@ the action options. Plain view-models built from the state; nothing here changes
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from tacmap.engine.commands import Act, Command
@@ -130,14 +131,20 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         opts.append(_tried(rules, state, "withdraw",
                            "Withdraw (full round: two moves, no attacks of opportunity)",
                            Act(actor, "withdraw")))
-        opts.append(_tried(rules, state, "abstain", "Abstain: stay out of the fight this turn",
-                           Act(actor, "abstain",
-                               detail="I stay out of the fight and keep my distance.")))
+        opts.append(replace(
+            _tried(rules, state, "abstain", "Abstain: stay out of the fight this turn",
+                   Act(actor, "abstain", detail="I stay out of the fight and keep my distance.")),
+            prompt=f"What does {token.name} mean to do instead? (their declared intent)"))
         hold_why = reason or ("a held turn cannot be held again" if turns.resumed else "") \
             or (f"{token.name} has acted this turn; a turn is held before any action"
                 if turns.used else "")
         opts.append(ActionOption("hold", "Hold the turn until the target has acted", "token",
                                  not hold_why, hold_why))
+        opts.append(ActionOption(
+            "hold", "Hold the turn until… (a condition in words)", "none", not hold_why,
+            hold_why, "I wait until an enemy comes within reach of my spear.",
+            prompt=f"{token.name} holds the turn until what happens? A specific condition, "
+                   "as a sentence (\"until later\" is too vague)."))
     for who, condition in turns.held:
         name = rules.who(state, who)
         opts.append(_tried(rules, state, "resume", f"Resume {name}'s held turn "

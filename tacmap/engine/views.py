@@ -157,6 +157,10 @@ class ActionOption:
 
     The picked values, joined by ``/`` in group order, become the option's ``detail``
     (``"swing/head"``); ``detail`` holds the values picked at first."""
+    prompt: str = ""
+    """A question the GM answers in words before the action is sent (the condition of
+    a held turn, a declared intent); the answer becomes ``detail``, which holds the
+    suggested answer. Empty: nothing is asked."""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ AskDice = Callable[[int, int, str], list[int]]
 AskTags = Callable[[str], "str | None"]
 #: ``ask_file(title, save) -> path``: a roster file to import from or export to.
 AskFile = Callable[[str, bool], "Path | None"]
+#: ``ask_words(question, suggested) -> words``: free text for an action (None: cancelled).
+AskWords = Callable[[str, str], "str | None"]
 #: ``ask_image() -> path``: a portrait picture.
 AskImage = Callable[[], "Path | None"]
 
@@ -99,6 +101,11 @@ class Dialogs:
             f"The two points are {shown:.2f} m apart on the grid now. How far apart are "
             "they really, in metres?", shown, 0.01, 100_000, 2)
         return value if ok else None
+
+    def words(self, question: str, suggested: str) -> str | None:
+        """The GM's words for an action that asks for them."""
+        text, ok = QInputDialog.getText(self.parent, "tacmap", question, text=suggested)
+        return text if ok else None
 
     def tags(self, name: str) -> str | None:
         """Tags for a combatant going into the roster."""

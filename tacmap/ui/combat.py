@@ -235,8 +235,25 @@ class Combat:
             bar.clearMessage()
         self._explained = reason
 
-    def aim(self, actor: str, target: str, option: ActionOption) -> OddsCard:
+    def worded(self, option: ActionOption) -> ActionOption | None:
+        """``option`` with the GM's words in its detail when it asks for them (None: cancelled)."""
+        if not option.prompt:
+            return option
+        words = self.host.ask_words(option.prompt, option.detail)
+        return None if words is None else replace(option, detail=words.strip())
+
+    def take(self, actor: str, option: ActionOption) -> None:
+        """The Actions panel's button for an action with no target: ask for words, then run."""
+        worded = self.worded(option)
+        if worded is not None:
+            self.host.run(command_for(actor, worded))
+
+    def aim(self, actor: str, target: str, option: ActionOption) -> OddsCard | None:
         """Show the odds card for ``actor`` doing ``option`` to ``target``; confirm runs it."""
+        worded = self.worded(option)
+        if worded is None:
+            return None
+        option = worded
         state = self.host.session.referee.state
         command = command_for(actor, option, target)
         preview = self.host.session.referee.preview(command)

@@ -12,7 +12,17 @@ from typing import Protocol
 
 from tacmap.engine.commands import Command
 from tacmap.engine.ruleset import Registry
-from tacmap.ui.ask import Ask, AskDice, AskFile, AskImage, AskMetres, AskSave, AskTags, Tell
+from tacmap.ui.ask import (
+    Ask,
+    AskDice,
+    AskFile,
+    AskImage,
+    AskMetres,
+    AskSave,
+    AskTags,
+    AskWords,
+    Tell,
+)
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.qt import QStatusBar, QWidget
@@ -65,6 +75,10 @@ class Host(Protocol):
     @property
     def ask_tags(self) -> AskTags:
         """Tags for a roster entry."""
+
+    @property
+    def ask_words(self) -> AskWords:
+        """The GM's words for an action that asks for them."""
 
     @property
     def ask_file(self) -> AskFile:

@@ -29,6 +29,7 @@ from tacmap.ui.ask import (
     AskMetres,
     AskSave,
     AskTags,
+    AskWords,
     Dialogs,
     Tell,
     save_first_dialog,
@@ -102,6 +103,7 @@ class MainWindow(QMainWindow):
         self.ask_dice: AskDice = dialogs.dice
         self.ask_metres: AskMetres = dialogs.metres
         self.ask_tags: AskTags = dialogs.tags
+        self.ask_words: AskWords = dialogs.words
         self.ask_file: AskFile = dialogs.roster_file
         self.ask_image: AskImage = dialogs.portrait
         self.session = session
@@ -114,7 +116,8 @@ class MainWindow(QMainWindow):
         self.combat = Combat(self)
         self.players = PlayerScreen()
         # The panels, docked around the map.
-        self.order_panel = InitiativePanel(self.run, aim=self.combat.arm)
+        self.order_panel = InitiativePanel(self.run, aim=self.combat.arm,
+                                           act=self.combat.take)
         self.pool_panel = PoolPanel()
         self.timeline_panel = TimelinePanel()
         self.log_panel = LogPanel()

@@ -179,6 +179,7 @@ def table(qtbot: object, request: pytest.FixtureRequest) -> Iterator[Table]:
     registry = Registry(warn=lambda msg: None)
     session = Session.open(registry, DEMOS[ruleset_id])
     window = MainWindow(registry, session, ask=lambda question: False, tell=lambda text: None)
+    window.ask_words = lambda question, suggested: suggested  # the GM takes the suggestion
     qtbot.addWidget(window)  # type: ignore[attr-defined]
     window.resize(1400, 900)
     window.show()

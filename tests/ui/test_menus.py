@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.commands import Act
+from tacmap.engine.commands import Act, EndTurn, StartCombat
 from tacmap.engine.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.qt import (
@@ -147,3 +147,40 @@ def test_before_combat_the_actions_panel_offers_the_selected_tokens_set_up(
     assert window.combat.odds_card is not None
     window.combat.odds_card.accept()
     assert len(window.session.referee.log) == before + 1
+
+
+def test_an_action_that_asks_for_words_takes_the_gms_sentence(
+        qtbot: object, registry: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "hold.tacmap"
+    shutil.copy(demo_path().with_name("opposed_demo.tacmap"), path)
+    window = MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                        tell=lambda t: None)
+    shown(qtbot, window, (1300, 850))
+    referee = window.session.referee
+    referee.execute(StartCombat())
+    while referee.state.schedule is not None and getattr(referee.state.schedule, "surprise",
+                                                         False):
+        referee.execute(EndTurn())
+    window.refresh()
+    actor = window.order_panel.active
+    assert actor is not None
+    hold = next(o for o in referee.ruleset.actions_for(referee.state, actor)
+                if o.label.startswith("Hold the turn until…"))
+    asked: list[str] = []
+
+    def answer(words: str | None) -> None:
+        window.ask_words = lambda question, suggested: asked.append(question) or words
+
+    answer(None)  # Cancel: nothing is sent
+    before = len(referee.log)
+    window.order_panel.take(hold)
+    assert len(referee.log) == before and asked
+    answer("later")  # too vague: refused in one sentence, nothing changes
+    window.order_panel.take(hold)
+    assert len(referee.log) == before
+    assert "Refused" in window.statusBar().currentMessage()
+    answer("I wait until the ogre steps through the door.")
+    window.order_panel.take(hold)
+    assert len(referee.log) == before + 1
+    rows = referee.ruleset.turn_order(referee.state).rows
+    assert any("the ogre steps through the door" in r.detail for r in rows)

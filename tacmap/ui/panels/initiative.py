@@ -68,10 +68,12 @@ class InitiativePanel(QWidget):
     """
 
     def __init__(self, run: Callable[[Command], bool], player: bool = False,
-                 aim: Callable[[str, ActionOption], object] | None = None) -> None:
+                 aim: Callable[[str, ActionOption], object] | None = None,
+                 act: Callable[[str, ActionOption], object] | None = None) -> None:
         super().__init__()
         self.run = run
         self.aim = aim
+        self.act = act
         self.player = player
         self.title = QLabel("Before combat")
         font = QFont(self.title.font())
@@ -181,7 +183,9 @@ class InitiativePanel(QWidget):
     def take(self, option: ActionOption) -> None:
         """The button of ``option``: run it, or arm the map to aim it."""
         actor = self.active or ""
-        if option.target == "none":
+        if option.target == "none" and self.act is not None:
+            self.act(actor, option)  # the window's way: it may ask the GM for words first
+        elif option.target == "none":
             self.run(command_for(actor, option))
         elif self.aim is not None:
             self.aim(actor, option)
