@@ -194,7 +194,10 @@ def test_move_preview_costs_what_the_move_spends(fight: Build) -> None:
     referee = fight(token("ana", "party", 0, 0, **ANA), token("brak", "foes", 1, 0, **BRAK))
     preview = referee.preview(Move("ana", ((3, 4),)))
     assert (preview.legal, preview.cost, preview.budget) == (True, 7.0, 20.0)
-    assert preview.leaves == (("brak", 1),)
+    # (0,1) touches Brak's (1,0) at a corner and (1,1) shares an edge: both within
+    # his 1 m reach; (1,2), two rows down, is the first step out.
+    assert preview.path[:4] == ((0, 0), (0, 1), (1, 1), (1, 2))
+    assert preview.leaves == (("brak", 3),)
     events = referee.execute(Move("ana", ((3, 4),)))
     assert [getattr(e, "cost", None) for e in events if hasattr(e, "cost")] == [7.0]
 
