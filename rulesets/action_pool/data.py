@@ -42,6 +42,7 @@ class Pool(Table):
 
     die: Die
     success_at: Annotated[int, msgspec.Meta(ge=1)]
+    reaction_refill: Literal["at_once", "end_of_turn"] = "at_once"
 
     def __post_init__(self) -> None:
         if self.success_at > self.die:
@@ -52,7 +53,19 @@ class Test(Table):
     """[test]: how a test's successes are read against the DT."""
 
     success_on_equal: bool = True
-    min_dt: Shift = 0
+
+
+class Reach(Table):
+    """[reach]: how reach and range are measured (moving keeps the 2 m diagonal)."""
+
+    diagonal: Literal["chebyshev", "alternating"] = "chebyshev"
+    """A rule under which tokens that touch at a corner are 1 m apart."""
+
+
+class Skill(Table):
+    """[skill]: the DTs the Actions panel offers for a skill test."""
+
+    test_dts: tuple[Shift, ...] = (1, 2, 3)
 
 
 class WeaponChange(Table):
@@ -168,6 +181,8 @@ class Data(RulesetData, kw_only=True):
     armour: dict[str, Armour]
     abilities: dict[str, Ability] = msgspec.field(default_factory=dict)
     test: Test = msgspec.field(default_factory=Test)
+    reach: Reach = msgspec.field(default_factory=Reach)
+    skill: Skill = msgspec.field(default_factory=Skill)
     weapon_change: WeaponChange = msgspec.field(default_factory=WeaponChange)
     costs: Costs = msgspec.field(default_factory=Costs)
     hp: Hp = msgspec.field(default_factory=Hp)

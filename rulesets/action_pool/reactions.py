@@ -87,6 +87,8 @@ class Rules(Protocol):
     def weapon_in_hand(self, token: Token) -> Weapon: ...
     def abilities_of(self, token: Token, kind: str = "") -> list[Ability]: ...
     def pool_size(self, token: Token) -> int: ...
+    def reach_rule(self, state: Encounter) -> str: ...
+    def refill_pool(self, ctx: Resolution, token: Token, why: str) -> None: ...
     def turns(self, state: Encounter) -> OrderedTurns: ...
     def who(self, state: Encounter, token_id: str | None) -> str: ...
     def acting(self, state: Encounter, actor: str) -> Token: ...
@@ -150,7 +152,7 @@ def movement_reactions(rules: Rules, ctx: Resolution, mover_id: str,
     """Prepared attacks and reaction abilities set off by a move, in path order."""
     state = ctx.state
     mover = state.tokens[mover_id]
-    rule = state.diagonal
+    rule = rules.reach_rule(state)
     found: list[tuple[int, int, str, str]] = []
     for order, other in enumerate(state.tokens.values()):
         if other.side == mover.side or not other.alive:
@@ -203,7 +205,14 @@ def ready(state: Encounter, token: Token, ability: Ability) -> bool:
 
 
 def mark_reacted(rules: Rules, ctx: Resolution, token: Token) -> None:
-    """A reaction roll drains the pool now; it refills when the current turn ends."""
+    """A reaction roll drained the pool: it refills "at that point" (``pool.reaction_refill``).
+
+    "at_once": CON dice come back now. "end_of_turn": the token is marked and
+    refills when the current turn ends.
+    """
+    if rules.data.pool.reaction_refill == "at_once":
+        rules.refill_pool(ctx, token, "reaction roll")
+        return
     if not token.values.get("reacted"):
         current = rules.who(ctx.state, rules.turns(ctx.state).current)
         ctx.emit(ValueChanged(token.id, "reacted", token.values.get("reacted"), True,
@@ -225,14 +234,17 @@ def mark_used(ctx: Resolution, token: Token, ability: Ability) -> None:
 
 def fire_dodge(rules: Rules, ctx: Resolution, defender: Token, attacker: Token,
                dodge: Dodge) -> None:
-    """Use up the dodge that answers this attack and say so."""
+    """Say the dodge answers this attack; a reaction ability's is used up.
+
+    A prepared dodge is not spent: it holds against every attack matching the
+    declaration "until your next turn", when it lapses.
+    """
     if dodge.ability is None:
-        prepared = prepared_of(defender)
-        p = prepared[dodge.prepared]
+        p = prepared_of(defender)[dodge.prepared]
         text = prepared_text(rules, ctx.state, p)
         ctx.emit(Said(f'{defender.name}\'s prepared action fires: "{text}": '
-                      f"+{dodge.ac} AC against this attack", defender.id))
-        spend_prepared(ctx, defender, prepared, dodge.prepared, "the dodge")
+                      f"+{dodge.ac} AC against this attack (until "
+                      f"{defender.name}'s next turn)", defender.id))
         return
     ability = dodge.ability
     ctx.emit(Said(f"{defender.name} reacts with {ability.name}: +{dodge.ac} AC against "

@@ -10,7 +10,8 @@ and replay are exact. The token values:
 * ``faces``: the last pool roll, left to right.
 * ``weapon``: the weapon in hand once it differs from the stat block's.
 * ``prepared``: prepared actions, each ``(do, trigger, by, weapon, uses)``.
-* ``reacted``: True after a reaction roll; the pool refills when the turn ends.
+* ``reacted``: True after a reaction roll, when ``pool.reaction_refill`` is
+  "end_of_turn"; the pool refills when the turn ends.
 * ``used``: reaction abilities used, each ``(ability, round, times)``.
 * ``move_mod``: metres added to each move action by a spell or effect (GM-set).
 """
@@ -301,12 +302,12 @@ class ActionPool(Ruleset):
         token = state.tokens.get(current) if current else None
         if token is not None and token.alive:
             idle = turns.actions_left == turns.actions_per_turn
-            self._refill_pool(ctx, token, "end of turn" + (", no action taken" if idle else ""))
+            self.refill_pool(ctx, token, "end of turn" + (", no action taken" if idle else ""))
         for other in state.tokens.values():
             if other.values.get("reacted") and other.id != current:
                 if other.alive:
                     whose = self.who(state, current)
-                    self._refill_pool(ctx, other, f"reaction roll, end of {whose}'s turn")
+                    self.refill_pool(ctx, other, f"reaction roll, end of {whose}'s turn")
                 ctx.emit(ValueChanged(other.id, "reacted", other.values["reacted"], None,
                                       "refilled"))
         if token is not None and token.values.get("reacted"):
@@ -326,7 +327,7 @@ class ActionPool(Ruleset):
         if starting is not None:
             reactions.lapse(self, ctx, starting)
 
-    def _refill_pool(self, ctx: Resolution, token: Token, why: str) -> None:
+    def refill_pool(self, ctx: Resolution, token: Token, why: str) -> None:
         old = self.pool_size(token)
         back, how = self.refill(token)
         new = min(old + back, MAX_DICE)
@@ -334,6 +335,11 @@ class ActionPool(Ruleset):
                               f"{why}: {how} {'die comes' if back == 1 else 'dice come'} back"))
 
     # --- movement ----------------------------------------------------------------
+
+    def reach_rule(self, state: Encounter) -> str:
+        # "Moving diagonally costs two meters" is a movement rule: reach counts a
+        # corner neighbour 1 m away ([reach] diagonal).
+        return self.data.reach.diagonal
 
     def reach(self, state: Encounter, token: Token) -> float:
         weapon = self.weapon_in_hand(token)
@@ -418,7 +424,9 @@ class ActionPool(Ruleset):
             raise RuleError(f"{attacker.name} holds {article(weapon.name)}, "
                             f"not {article(other.name)}: wield it first (an action)")
         if check_reach:
-            gap = grid.edge_distance(state.diagonal, attacker.cell, attacker.size,
+            # Melee reach counts a corner neighbour 1 m away; a range keeps the map's rule.
+            rule = state.diagonal if weapon.ranged else self.reach_rule(state)
+            gap = grid.edge_distance(rule, attacker.cell, attacker.size,
                                      defender.cell, defender.size)
             if gap > weapon.reach + 1e-9:
                 raise RuleError(f"{defender.name} is {gap:g} m away; {attacker.name}'s "
@@ -429,14 +437,12 @@ class ActionPool(Ruleset):
         ac = self._ac(defender)
         dodge = reactions.find_dodge(self, state, defender, attacker, weapon)
         shift = ability.dt if ability else 0
-        raw = ac + (dodge.ac if dodge else 0) - prof + shift
-        dt = max(self.data.test.min_dt, raw)
+        # "DT = Defender AC − Attacker weapon proficiency": it may go below zero.
+        dt = ac + (dodge.ac if dodge else 0) - prof + shift
         dt_text = f"AC {ac}" + (f" + {dodge.ac} {dodge.label}" if dodge else "") \
             + f" − proficiency {prof}" \
             + (f" {'+' if shift > 0 else '−'} {abs(shift)} {ability.name}"
                if shift and ability else "")
-        if dt != raw:
-            dt_text += f", no lower than {dt}"
         flat, flat_text = 0, ""
         if weapon.damage_stat:
             value = self.stat(attacker, weapon.damage_stat)
@@ -549,6 +555,8 @@ class ActionPool(Ruleset):
             self._wield(ctx, cmd.actor, tail or cmd.detail)
         elif head == "prepare":
             reactions.prepare(self, ctx, cmd, tail)
+        elif head == "skill" and tail.strip():
+            self._skill_test(ctx, cmd, tail)
         elif head in ("skill", "generic", "long_action"):
             self._plain_action(ctx, cmd, head)
         elif head in self.data.abilities:
@@ -614,6 +622,25 @@ class ActionPool(Ruleset):
             ctx.emit(Said(f"{token.name} does something quick: {what or 'a generic action'}",
                           token.id))
 
+    def _skill_test(self, ctx: Resolution, cmd: Act, dt_text: str) -> None:
+        """A skill with a test at the DT the GR gives: "skill:DT" ("the GR sets any test")."""
+        token = self.acting(ctx.state, cmd.actor)
+        try:
+            dt = int(dt_text.strip())
+        except ValueError:
+            raise RuleError(f"the DT of a skill test is a whole number, not {dt_text.strip()!r}"
+                            ) from None
+        what = cmd.detail.strip() or "a skill"
+        self.spend(ctx, token, self.data.costs.skill, f"a skill test ({what}, DT {dt})")
+        roll = ctx.roll(token.id, self.pool_size(token), self.data.pool.die,
+                        f"{what}: test at DT {dt}, set by the GR")
+        wins = roll.count(self.data.pool.success_at)
+        verb = "succeeds" if self._succeeds(wins, dt) else "fails"
+        ctx.emit(Said(f"{token.name}'s test ({what}) {verb}: "
+                      f"{plural(wins, 'success', 'successes')} against DT {dt}, "
+                      f"margin {wins - dt}", token.id))
+        self._drain(ctx, token, roll, 0, None)
+
     def _use_ability(self, ctx: Resolution, cmd: Act, ability: Ability) -> None:
         state = ctx.state
         token = self.acting(state, cmd.actor)
@@ -637,13 +664,14 @@ class ActionPool(Ruleset):
             raise RuleError(f"{target.name} is down; {ability.name} cannot reach them")
         if target.side != token.side:
             raise RuleError(f"{target.name} is not on {token.name}'s side")
-        gap = grid.edge_distance(state.diagonal, token.cell, token.size, target.cell, target.size)
+        gap = grid.edge_distance(self.reach_rule(state), token.cell, token.size,
+                                 target.cell, target.size)
         if target.id != token.id and gap > ability.reach + 1e-9:
             raise RuleError(f"{target.name} is {gap:g} m away; {ability.name} reaches "
                             f"{ability.reach:g} m")
         self._check_actions(state, token, ability.actions, ability.name)
         self.spend(ctx, token, ability.actions, f"{ability.name} on {target.name}")
-        dt = max(self.data.test.min_dt, ability.dt)
+        dt = ability.dt
         roll = ctx.roll(token.id, self.pool_size(token), self.data.pool.die,
                         f"{ability.name} on {target.name} (DT {dt})")
         wins = roll.count(self.data.pool.success_at)

@@ -112,7 +112,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             if w != weapon.key and w in rules.data.weapons:
                 opts.append(option(f"wield:{w}", f"Wield {rules.data.weapons[w].name}",
                                    cost=rules.data.costs.wield))
-    opts += [option("skill", "Use a skill", cost=rules.data.costs.skill),
+    opts.append(option("skill", "Use a skill", cost=rules.data.costs.skill))
+    # "some kind of test, as determined by the GR": a skill tested at a DT.
+    opts += [option(f"skill:{dt}", f"Skill test (DT {dt})", cost=rules.data.costs.skill)
+             for dt in rules.data.skill.test_dts]
+    opts += [
              option("generic", "Quick action (under 5 s)", cost=rules.data.costs.generic),
              option("long_action", "Long action (whole turn)",
                     cost=turns.actions_per_turn)]

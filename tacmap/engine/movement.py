@@ -172,15 +172,20 @@ def plan_move(
     state: Encounter, space: Space, version: object, token: Token,
     waypoints: Sequence[Cell], reach_of: ReachOf, max_reach: float,
     fields: dict[tuple[Cell, int], grid.DistanceField] | None = None,
+    reach_rule: str | None = None,
 ) -> MovePlan:
-    """Route, cost, reach left and threats for moving ``token`` through ``waypoints``."""
+    """Route, cost, reach left and threats for moving ``token`` through ``waypoints``.
+
+    Reach is measured by ``reach_rule`` (default: the map's diagonal rule, which
+    also prices the route).
+    """
     walls = space.walls(state)
     cells, cost, blocked = plan_route(state, walls, token, waypoints, fields)
     if blocked:
         return MovePlan(tuple(cells), cost, blocked)
     index = space.index(state, version)
     near = enemies_near(state, index, token, cells, max_reach)
-    rule = state.diagonal
+    rule = reach_rule or state.diagonal
     leaves = reach_left(rule, cells, token, [(e, reach_of(e)) for e in near])
     end = cells[-1]
     threats = tuple(

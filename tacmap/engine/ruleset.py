@@ -252,7 +252,7 @@ class Ruleset:
 
         return plan_move(state, self.space, version, token, waypoints, reach_of,
                          self.space.max_reach(state, version, reach_of),
-                         self.space.fields(state, version))
+                         self.space.fields(state, version), self.reach_rule(state))
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Why this planned move is not allowed now, or None."""
@@ -266,6 +266,11 @@ class Ruleset:
     def reach(self, state: Encounter, token: Token) -> float:
         """Melee reach of ``token`` in metres (1 m: the cells around it)."""
         return float(token.stats.get("reach", 1))
+
+    def reach_rule(self, state: Encounter) -> str:
+        """The diagonal rule reach is measured by: the map's own, unless the ruleset's
+        seed counts the diagonal differently for moving than for reaching."""
+        return state.diagonal
 
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         """Metres ``token`` may still move now (None: no limit the rules know of)."""

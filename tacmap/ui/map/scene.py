@@ -295,7 +295,7 @@ class MapScene(QGraphicsScene):
         """Cells a token of size 1 could stand in and be within ``token``'s reach."""
         reach = self.ruleset.reach(self.state, token)
         r = math.ceil(reach)
-        rule = self.state.diagonal
+        rule = self.ruleset.reach_rule(self.state)
         out = []
         for x in range(token.x - r, token.x + token.size + r):
             for y in range(token.y - r, token.y + token.size + r):

@@ -53,7 +53,8 @@ def test_two_rounds_print_the_same_readable_lines_twice(
     assert any("failures leave the pool" in line for line in lines)
     assert any(" takes " in line and " damage (" in line for line in lines)
     assert any("end of turn: CON 2 dice come back" in line for line in lines)
-    assert any("reaction roll, end of Brother Tam's turn" in line for line in lines)
+    # "they also replenish their pool at that point": Mott's Opportunist refills at once.
+    assert "  Mott pool: 1 → 3 (reaction roll: CON 2 dice come back)" in lines
     assert any("prepared action fires" in line for line in lines)
     # Two full rounds: the script ends as the third begins.
     assert "  round 2 begins" in lines

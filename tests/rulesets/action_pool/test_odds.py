@@ -142,3 +142,18 @@ def test_preview_changes_nothing(fight: Build) -> None:
     assert any("DT" in n for n in preview.notes)
     assert referee.state == before
     assert not any(isinstance(e, HpChanged) for entry in referee.log for e in entry.events)
+
+
+def test_a_negative_dt_is_certain_and_adds_margin(fight: Build) -> None:
+    """Proficiency 4 against AC 2: DT −2. Every roll succeeds, and even 0 successes
+    give margin 2: at least (2 + 4) = 6 damage dice, at most (pool + 2 + 4)."""
+    ana = token("ana", "party", 2, 2, str=1, con=2, weapon="longsword",
+                proficiency={"longsword": 4})  # pool 1 + 4 = 5
+    brak = token("brak", "foes", 3, 2, hp=200, ac=2)
+    referee = fight(ana, brak)
+    preview = referee.preview(Attack("ana", "brak"))
+    assert preview.odds is not None and "DT -2 = AC 2 − proficiency 4" in preview.notes[0]
+    assert preview.odds.success == pytest.approx(1.0)
+    damage = [d for d, _ in preview.odds.damage]
+    # (0 + 2 + 4)d8 + STR 1 at least 6 + 1; (5 + 2 + 4)d8 + 1 at most 88 + 1.
+    assert (min(damage), max(damage)) == (7, 89)

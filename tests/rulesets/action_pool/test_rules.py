@@ -14,10 +14,10 @@ from tacmap.cli import main
 from tacmap.engine.commands import Act, Attack, EndTurn, Move, SetValue, StartCombat
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.events import ValueChanged
+from tacmap.engine.events import Said, ValueChanged
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.state import Encounter, MapSpec, Token
 
 from .conftest import ANA, BRAK, Build, token
 
@@ -194,7 +194,10 @@ def test_move_preview_costs_what_the_move_spends(fight: Build) -> None:
     referee = fight(token("ana", "party", 0, 0, **ANA), token("brak", "foes", 1, 0, **BRAK))
     preview = referee.preview(Move("ana", ((3, 4),)))
     assert (preview.legal, preview.cost, preview.budget) == (True, 7.0, 20.0)
-    assert preview.leaves == (("brak", 1),)
+    # (0,1) touches Brak's (1,0) at a corner and (1,1) shares an edge: both within
+    # his 1 m reach; (1,2), two rows down, is the first step out.
+    assert preview.path[:4] == ((0, 0), (0, 1), (1, 1), (1, 2))
+    assert preview.leaves == (("brak", 3),)
     events = referee.execute(Move("ana", ((3, 4),)))
     assert [getattr(e, "cost", None) for e in events if hasattr(e, "cost")] == [7.0]
 
@@ -251,3 +254,56 @@ def test_acting_out_of_turn_is_refused_with_names(fight: Build) -> None:
     referee = fight(token("ana", "party", 2, 2, **ANA), token("brak", "foes", 3, 2, **BRAK))
     with pytest.raises(RuleError, match="it is Ana's turn, not Brak's"):
         referee.execute(Attack("brak", "ana"))
+
+
+# --------------------------------------------------------------------------- issue 16
+
+
+def test_reaction_refill_at_the_end_of_the_turn_is_a_choice_in_the_data(
+        rules: Ruleset) -> None:
+    """pool.reaction_refill = "end_of_turn": the other reading of "at that point"."""
+    late = variant(rules, pool={"reaction_refill": "end_of_turn"})
+    state = late.new_encounter("test", seed=1)
+    state.map = MapSpec(12, 8)
+    state.tokens = {"brak": token("brak", "foes", 3, 2, **BRAK),
+                    "ana": token("ana", "party", 2, 2, **ANA)}
+    referee = Referee(state, late)
+    referee.execute(StartCombat(("brak", "ana")))
+    referee.execute(Act("brak", "prepare:attack:attacks", "ana"))
+    referee.execute(EndTurn())  # Brak 3 + 2 = 5
+    # Ana misses (0 of 5 against DT 1); Brak answers: 5 dice, 3 failures: 5 → 2.
+    referee.execute(Attack("ana", "brak"), FixedDice([1, 1, 1, 1, 1, 6, 6, 1, 1, 1, 1]))
+    assert referee.state.tokens["brak"].values["pool"] == 2
+    assert referee.state.tokens["brak"].values["reacted"] is True
+    events = referee.execute(EndTurn())
+    notes = [e.note for e in events if isinstance(e, ValueChanged) and e.token == "brak"]
+    assert "reaction roll, end of Ana's turn: CON 2 dice come back" in notes
+    assert referee.state.tokens["brak"].values["pool"] == 4
+
+
+def test_a_corner_neighbour_is_in_reach_and_leaving_it_warns(fight: Build) -> None:
+    """Ana (2,2) and Brak (3,3) touch at a corner: within his 1 m axe, and hers."""
+    referee = fight(token("ana", "party", 2, 2, **ANA), token("brak", "foes", 3, 3, **BRAK))
+    assert referee.preview(Attack("ana", "brak")).legal
+    # Up to (2,0): the first step, (2,1), is two rows above Brak: out of his reach.
+    preview = referee.preview(Move("ana", ((2, 0),)))
+    assert (preview.cost, preview.leaves, preview.threats) == (2.0, (("brak", 1),), ())
+    # Round him to the far corner (4,4): two diagonal steps cost 2 m each, and every
+    # cell on the way is in the 3×3 block round Brak: nothing left, and he threatens.
+    preview = referee.preview(Move("ana", ((4, 4),)))
+    assert (preview.cost, preview.leaves, preview.threats) == (4.0, (), ("brak",))
+
+
+def test_the_actions_panel_offers_skill_tests_at_the_data_dts(fight: Build,
+                                                               rules: Ruleset) -> None:
+    referee = fight(token("ana", "party", 2, 2, **ANA), token("brak", "foes", 8, 2, **BRAK))
+    offered = {o.key: o for o in rules.actions_for(referee.state, "ana")}
+    dts = rules.manifest.data["skill"]["test_dts"]
+    for dt in dts:
+        option = offered[f"skill:{dt}"]
+        assert option.enabled and option.label == f"Skill test (DT {dt})"
+    events = referee.execute(Act("ana", f"skill:{dts[0]}"), FixedDice([6, 1, 1, 1, 1]))
+    said = [e.message for e in events if isinstance(e, Said)]
+    assert said == [f"Ana's test (a skill) succeeds: 1 success against DT {dts[0]}, "
+                    f"margin {1 - dts[0]}"]
+    assert referee.state.tokens["ana"].values["pool"] == 1  # 4 failures leave
