@@ -14,7 +14,7 @@ from tacmap.engine.dice import ManualDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
-from tacmap.engine.options import command_for
+from tacmap.engine.options import acting_token, command_for
 from tacmap.engine.referee import Entry
 from tacmap.engine.views import ActionOption, Preview
 from tacmap.ui.host import Host
@@ -172,7 +172,10 @@ class Combat:
                 self.host.statusBar().clearMessage()  # "click the target" is answered
                 self.aim(who, token_id, match[0])
                 return
-        actor = self.host.actor
+        # With nobody picked, the token whose turn it is does the clicking (the one the
+        # Actions panel shows): "click an enemy" works without selecting first.
+        actor = self.host.actor or acting_token(
+            state, self.host.session.referee.ruleset.turn_order(state))
         if actor and actor != token_id and actor in state.tokens \
                 and state.tokens[actor].side != state.tokens[token_id].side:
             offered = self.aimed_options(actor, token_id)
