@@ -121,6 +121,10 @@ class SpeedRank(Ruleset):
         return speed_rank(self.races[self.stat(token, "race")],
                           self.speed_modifier(int(self.stat(token, "dex"))))
 
+    def weapon_speed(self, token: Token, weapon: Weapon) -> int:
+        """The weapon's speed with the wielder's Dexterity modifier taken away, like base speed."""
+        return speed_rank(weapon.speed, self.speed_modifier(int(self.stat(token, "dex"))))
+
     def held_weapon(self, token: Token) -> Weapon:
         """The weapon in the stat block (fists when none)."""
         return self.weapons[self.stat(token, "weapon")]
@@ -211,7 +215,8 @@ class SpeedRank(Ruleset):
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
-        return earliest(self.base_speed(token), weapon.speed if weapon else None,
+        return earliest(self.base_speed(token),
+                        self.weapon_speed(token, weapon) if weapon else None,
                         self.shift(rnd, token.side))
 
     def _speed_reason(self, rnd: Round, token: Token, weapon: Weapon | None) -> str:
@@ -219,10 +224,13 @@ class SpeedRank(Ruleset):
         base = self.base_speed(token)
         parts = [f"base speed {base} ({race} {self.races[race]}, Dexterity {dex} "
                  f"{self.speed_modifier(dex):+d})"]
-        if weapon is not None and weapon.speed > base:
-            parts.append(f"{weapon.name} speed {weapon.speed}")
-        elif weapon is not None and weapon.speed < base:
-            parts.append(f"the {weapon.name} (speed {weapon.speed}) is faster than its wielder, "
+        speed = self.weapon_speed(token, weapon) if weapon is not None else base
+        if weapon is not None and speed > base:
+            parts.append(f"{weapon.name} speed {speed} ({weapon.speed}, Dexterity "
+                         f"{self.speed_modifier(dex):+d})")
+        elif weapon is not None and speed < base:
+            parts.append(f"the {weapon.name} (speed {weapon.speed}, {speed} with Dexterity "
+                         f"{self.speed_modifier(dex):+d}) is faster than its wielder, "
                          "so base speed counts")
         shift = self.shift(rnd, token.side)
         if shift:
@@ -490,7 +498,7 @@ class SpeedRank(Ruleset):
         label = self._unique(rnd, token.id, label)
         timeline = rnd.timeline.place(
             token.id, label, rnd.phase, span, spell=spell, base_speed=self.base_speed(token),
-            weapon_speed=weapon.speed if weapon else None, shift=self.shift(rnd, token.side))
+            weapon_speed=self.weapon_speed(token, weapon) if weapon else None, shift=self.shift(rnd, token.side))
         new = replace(rnd, timeline=timeline, spent=self.charge(rnd, token, cost),
                       plans=rnd.plans if plan is None else (*rnd.plans,
                                                             replace(plan, label=label)),

@@ -210,9 +210,10 @@ def test_actions_for_explains_what_is_not_possible(registry: Registry) -> None:
     run(ref, StartCombat(), [3, 4, 6])
     mage = {o.key: o for o in rules.actions_for(ref.state, "mage")}
     assert mage["cast"].enabled and mage["cast"].target == "token"
-    # Elf, Dexterity 16: base speed -2, but fists (speed -1) are slower than that.
-    assert "before phase -1 (Very Fast): base speed -2" in mage["attack"].reason
-    assert mage["attack"].reason.endswith("fists speed -1")
+    hero = {o.key: o for o in rules.actions_for(ref.state, "hero")}
+    # Human, Dexterity 18: base speed -1; the spear (speed 1) less the same +1 is 0.
+    assert "before phase 0 (Fast): base speed -1" in hero["attack"].reason
+    assert hero["attack"].reason.endswith("spear speed 0 (1, Dexterity +1)")
     assert mage["end_turn"].enabled
 
 
