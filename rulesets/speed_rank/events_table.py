@@ -258,9 +258,34 @@ def knock_down(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     if "prone" in fig.conditions:
         return None
     if rules.save(ctx, fig, rules.data.events.knock_down.save) == "failed":
-        ctx.emit(Said(f"{fig.name} falls down next to {who.name}", fig.id))
+        spot = beside(rules, state, fig, who)
+        ctx.emit(Said(f"{fig.name} falls down next to {who.name} at ({spot[0]},{spot[1]})",
+                      fig.id))
+        if spot != fig.cell:
+            ctx.emit(TokenMoved(fig.id, (fig.cell, spot), 0.0))
         rules.condition(ctx, fig, "prone")
     return None
+
+
+def beside(rules: Rules, state: Encounter, fig: Token, who: Token) -> Cell:
+    """The free cell next to ``who`` nearest ``fig`` (where it stands, if it is next to them).
+
+    "Next to" is touching, even at a corner; of cells as far under the encounter's rule the
+    straighter one wins, then the first in reading order.
+    """
+    if max(grid.gap(fig.cell, fig.size, who.cell, who.size)) <= 1:
+        return fig.cell
+    taken = occupied_cells(state, fig.id)
+    free = [(x, y) for y in range(who.y - fig.size, who.y + who.size + 1)
+            for x in range(who.x - fig.size, who.x + who.size + 1)
+            if 0 <= x <= state.map.width - fig.size and 0 <= y <= state.map.height - fig.size
+            and max(grid.gap((x, y), fig.size, who.cell, who.size)) == 1
+            and not any(c in taken for c in grid.footprint((x, y), fig.size))]
+    if not free:
+        return fig.cell
+    return min(free, key=lambda c: (grid.edge_distance(state.diagonal, c, fig.size, fig.cell,
+                                                       fig.size),
+                                    grid.segment_cost("euclidean", c, fig.cell), c[1], c[0]))
 
 
 def lucky_break(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:

@@ -18,6 +18,7 @@ from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Token, Wall
 from tests.rulesets.speed_rank.helpers import (
+    TIE,
     fighters,
     next_round,
     referee,
@@ -185,6 +186,30 @@ def test_knock_down_and_the_nearest_figure_saves(registry: Registry) -> None:
     ref, out = start_with_event(registry, [11, 2, 15])  # Bo; Ana saves 15 + 2
     assert "prone" not in ref.state.tokens["ana"].conditions
     assert "Ana makes the save (17)" in out
+
+
+def test_knock_down_places_the_falling_figure_next_to_the_first(registry: Registry) -> None:
+    # "or fall down next to them": with a touch range of 10 ft (2 cells) Bo, one cell
+    # away from Ana, falls into the free cell beside her nearest to where he stood.
+    import copy
+
+    from tacmap.engine.ruleset import Manifest
+
+    rules = rules_of(registry)
+    data = copy.deepcopy(rules.manifest.data)
+    data["combat_events"]["touch_range"] = 2
+    m = rules.manifest
+    wide = type(rules)(Manifest(m.id, m.name, m.version, m.folder, m.builtin, m.diagonal,
+                                data))
+    apart = fighters()
+    # Bo's spear (reach 10 ft) keeps Ana engaged in melee from one cell off.
+    apart[1] = replace(apart[1], x=7, y=5, stats={"weapon": "spear"})
+    ref = Referee(referee(registry, apart).state, wide)
+    out = run(ref, StartCombat(), (*TIE, 9, 1, 3))
+    bo = ref.state.tokens["bo"]
+    assert (bo.x, bo.y) == (6, 5) and "prone" in bo.conditions
+    assert "Bo falls down next to Ana at (6,5)" in out
+    assert "Bo moves (7,5) → (6,5), 0 m" in out or "Bo moves (7,5) → (6,5), 0 ft" in out
 
 
 def test_knock_down_needs_someone_in_melee(registry: Registry) -> None:
