@@ -181,7 +181,7 @@ def battlefield_shifts(rules: Rules, ctx: Resolution, row: TableRow) -> str | No
         return "nobody has room to move that way"
     if shared:
         _, _, name, n = moves[0]
-        ctx.emit(Said(f"everyone is swept {n} cells ({n * feet(rules)} ft) {name}; "
+        ctx.emit(Said(f"everyone is swept {n} cells ({n * feet(rules):g} ft) {name}; "
                       "this provokes no Attacks of Opportunity"))
     for t, path, _, _ in sorted(moves, key=lambda m: list(state.tokens).index(m[0].id)):
         if len(path) > 1:
@@ -391,7 +391,7 @@ def retreat(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     side = sides[pick(ctx, sides, f"{row.name}: random side")]
     cells = rules.data.events.retreat.cells
     ctx.emit(Said(f"{side} gives ground: every threatened combatant falls back "
-                  f"{cells * feet(rules)} ft, as if its foe had Pressed The Advantage"))
+                  f"{cells * feet(rules):g} ft, as if its foe had Pressed The Advantage"))
     for t, path in moves[side]:
         ctx.emit(TokenMoved(t.id, tuple(path), grid.cells_cost(state.diagonal, path)))
     return None
@@ -560,8 +560,9 @@ def random_direction(rules: Rules, ctx: Resolution, why: str) -> tuple[str, int,
     return DIRECTIONS[roll.total - 1]
 
 
-def feet(rules: Rules) -> int:
-    return rules.data.grid.feet_per_cell
+def feet(rules: Rules) -> float:
+    """Feet in one cell: [grid] cell_size, the 5-foot square."""
+    return rules.data.grid.cell_size
 
 
 def occupied_cells(state: Encounter, but: str) -> set[Cell]:

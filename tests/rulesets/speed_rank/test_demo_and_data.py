@@ -52,7 +52,8 @@ def test_the_demo_plays_three_rounds_the_same_way_twice(
 def test_the_demo_file_checks(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(DEMO)]) == 0
     out = capsys.readouterr().out
-    assert "ruleset speed_rank" in out and "9 tokens" in out and "30×20 m" in out
+    # 30×20 five-foot squares.
+    assert "ruleset speed_rank" in out and "9 tokens" in out and "150×100 ft" in out
 
 
 def test_the_data_follows_the_seed(registry: Registry) -> None:
