@@ -6,20 +6,38 @@ Combat Events put a combatant in the state these undo.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import ValueChanged
 from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Token
+from tacmap.engine.state import Encounter, Token
 
-if TYPE_CHECKING:
-    from .rules import SpeedRank
+from .data import ActionCosts, CheckLevel, Cost, Data, Weapon
+from .round import Round
 
 
-def stand(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
+class Rules(Protocol):
+    """What these actions ask of the ruleset (rules.py's ``SpeedRank``)."""
+
+    data: Data
+    costs: ActionCosts
+
+    def held_weapon(self, token: Token) -> Weapon: ...
+    def item_name(self, key: str) -> str: ...
+    def dropped(self, token: Token) -> tuple[str, ...]: ...
+    def ready(self, state: Encounter, token: Token, what: str, *, cost: Sequence[Cost] = ()
+              ) -> Round: ...
+    def place(self, ctx: Resolution, token: Token, label: str, span: int, note: str,
+              cost: Sequence[Cost]) -> Round: ...
+    def condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None: ...
+    def check(self, ctx: Resolution, token: Token, level: CheckLevel, stat: str,
+              what: str) -> bool: ...
+
+
+def stand(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
     if "prone" not in token.conditions:
         raise RuleError(f"{token.name} is not prone")
     rules.ready(ctx.state, token, "stand up", cost=rules.costs.stand)
@@ -27,7 +45,7 @@ def stand(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
     rules.condition(ctx, token, "prone", False)
 
 
-def pick_up(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
+def pick_up(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
     dropped = rules.dropped(token)
     if not dropped:
         raise RuleError(f"{token.name} has dropped nothing")
@@ -47,7 +65,7 @@ def pick_up(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
         rules.condition(ctx, token, "disarmed", False)
 
 
-def free_weapon(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
+def free_weapon(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
     if "weapon stuck" not in token.conditions:
         raise RuleError(f"{token.name}'s weapon is not stuck")
     rules.ready(ctx.state, token, "free the weapon", cost=rules.costs.free_weapon)
@@ -61,7 +79,7 @@ def free_weapon(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> No
         rules.condition(ctx, token, "weapon stuck", False)
 
 
-def break_free(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> None:
+def break_free(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
     if "grappled" not in token.conditions:
         raise RuleError(f"{token.name} is not grappled")
     rules.ready(ctx.state, token, "break free", cost=rules.costs.break_free)
@@ -79,6 +97,6 @@ def break_free(rules: SpeedRank, ctx: Resolution, token: Token, cmd: Act) -> Non
 
 
 #: The ``act`` actions of this module, by name.
-ACTIONS: dict[str, Callable[[SpeedRank, Resolution, Token, Act], None]] = {
+ACTIONS: dict[str, Callable[[Rules, Resolution, Token, Act], None]] = {
     "stand": stand, "pick_up": pick_up, "free_weapon": free_weapon, "break_free": break_free,
 }
