@@ -439,6 +439,11 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ judging
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
+        if isinstance(cmd, Act) and cmd.action == "choose":
+            if not events_table.answer(self, ctx, cmd.detail or None):
+                raise RuleError("there is no choice open for the GM to make")
+            return
+        events_table.settle(self, ctx)  # a choice nobody made takes its default
         if isinstance(cmd, StartCombat):
             self._start(ctx, cmd)
         elif isinstance(cmd, EndTurn):

@@ -25,6 +25,7 @@ from tacmap.engine.views import (
 )
 from tacmap.engine.words import plural, possessive
 
+from . import choices
 from .data import Cost, Data, Weapon
 from .round import Plan, Round
 
@@ -148,7 +149,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         return lambda: rules.ready(state, token, what, **how)
 
     weapon = rules.usable(token)
-    out = [
+    # The GM's open choice (Slip, Close Quarters …) first: any token may carry the answer.
+    open_ = choices.pending(state)
+    out = [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
+           for code, label in choices.options_of(open_[0])] if open_ else []
+    out += [
         option("attack", f"Attack ({weapon.name})", "token",
                ready(f"attack with the {weapon.name}", weapon=weapon,
                      cost=rules.data.action_costs.attack)),
