@@ -85,3 +85,11 @@ def test_every_combat_event_the_data_may_name_has_a_rule(registry: Registry) -> 
     package = type(rules_of(registry)).__module__.rpartition(".")[0]
     data, table = sys.modules[f"{package}.data"], sys.modules[f"{package}.events_table"]
     assert set(table.HANDLERS) == set(get_args(data.EventKey))
+
+
+def test_measure_counts_feet_on_five_foot_squares(capsys: pytest.CaptureFixture[str]) -> None:
+    # [grid] unit = "ft", cell_size = 5: "moved 5 feet" is one square; diagonals 5, 10, 5 ft.
+    assert main(["measure", "--ruleset", "speed_rank", "0,0", "6,0"]) == 0
+    assert main(["measure", "--ruleset", "speed_rank", "0,0", "3,3"]) == 0
+    assert main(["measure", "--ruleset", "action_pool", "0,0", "6,0"]) == 0
+    assert capsys.readouterr().out == "30 ft\n20 ft\n6 m\n"
