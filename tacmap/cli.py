@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate an encounter file")
     check.add_argument("file", metavar="FILE")
 
-    measure = sub.add_parser("measure", help="path length in metres under a ruleset's grid")
+    measure = sub.add_parser("measure",
+                             help="path length under a ruleset's grid, in its unit (m or ft)")
     measure.add_argument("--ruleset", required=True, metavar="ID")
     measure.add_argument("--diagonal", choices=DIAGONAL_RULES, default=None,
                          help="use this diagonal rule instead of the ruleset's")
@@ -149,8 +150,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         except InputError as err:
             raise InputError(f"{args.file}: {err}") from None
         s = loaded.state
-        print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {s.map.width}×"
-              f"{s.map.height} m, {len(s.tokens)} tokens, {len(s.map.walls)} walls, "
+        size = registry.manifests[s.ruleset].units.size(s.map.width, s.map.height) \
+            if s.ruleset in registry.manifests else f"{s.map.width}×{s.map.height} m"
+        print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {size}, "
+              f"{len(s.tokens)} tokens, {len(s.map.walls)} walls, "
               f"{len(loaded.log)} log entries")
         return 0
     if args.command == "measure":
@@ -159,7 +162,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         points = [grid.parse_cell(p) for p in args.points]
         if len(points) < 2:
             raise UsageError("measure needs at least two points")
-        print(f"{grid.path_length(rule, points):g} m")
+        print(ruleset.manifest.units.of(grid.path_length(rule, points)))
         return 0
     if args.command == "play":
         return _play(registry, args)
@@ -211,7 +214,7 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
         storage.save(path, state, [])
     except OSError as err:
         raise InputError(f"{path}: cannot write ({err.strerror})") from None
-    print(f"{path}: new {ruleset.manifest.name} encounter, {w}×{h} m")
+    print(f"{path}: new {ruleset.manifest.name} encounter, {ruleset.manifest.units.size(w, h)}")
     return 0
 
 

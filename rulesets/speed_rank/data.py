@@ -22,7 +22,7 @@ Die = Annotated[int, msgspec.Meta(ge=2, le=1000)]
 Face = Annotated[int, msgspec.Meta(ge=1)]
 """A face of a die."""
 Whole = Annotated[int, msgspec.Meta(ge=0)]
-Metres = Annotated[float, msgspec.Meta(ge=0)]
+Cells = Annotated[float, msgspec.Meta(ge=0)]
 SaveKind = Literal["paralyzation", "spell"]
 """A character's saving throw ([saves])."""
 CheckLevel = Literal["normal", "advanced"]
@@ -50,13 +50,6 @@ def _cover_once(ranges: Sequence[tuple[int, int]], die: int) -> bool:
     """Whether the (low, high) ranges name every face of a ``die`` exactly once."""
     faces = sorted(f for low, high in ranges for f in range(low, high + 1))
     return faces == list(range(1, die + 1))
-
-
-class SpeedGrid(Grid):
-    """[grid], with the text's feet."""
-
-    feet_per_cell: Annotated[int, msgspec.Meta(ge=1)]
-    """"moved 5 feet" is one cell."""
 
 
 class Initiative(Table):
@@ -125,9 +118,9 @@ class Actions(Table):
     standard: Whole
     move: Whole
     standard_as_move: bool
-    move_metres: Metres
+    move_cells: Cells
     sprint_phases: Face
-    sprint_metres_per_phase: Metres
+    sprint_cells_per_phase: Cells
     helpless: list[str]
     immobile: list[str]
 
@@ -164,9 +157,9 @@ class Weapon(Entry):
     speed: int
     damage: tuple[Face, Face, int]
     """[dice, sides, bonus]."""
-    reach: Metres
+    reach: Cells
     kind: str
-    range: Metres = 0.0
+    range: Cells = 0.0
 
     @property
     def count(self) -> int:
@@ -191,8 +184,8 @@ class Spell(Entry):
 
     speed: int
     delay: Whole
-    range: Metres
-    radius: Metres
+    range: Cells
+    radius: Cells
     damage: tuple[Whole, Whole, int]
     """[dice, sides, bonus]; no dice for a spell that does no damage."""
     save: Literal["", "paralyzation", "spell"]
@@ -233,7 +226,7 @@ class CombatEvents(Table):
     max_rerolls: Whole
     direction_die: Literal[8]
     """1 = north (up the map), then clockwise."""
-    touch_range: Metres
+    touch_range: Cells
     table: list[TableRow]
 
     def __post_init__(self) -> None:
@@ -339,7 +332,7 @@ class Events(Table):
 class Data(RulesetData, kw_only=True):
     """Everything ruleset.toml says besides [stat_block], checked once when the ruleset loads."""
 
-    grid: SpeedGrid
+    grid: Grid
     initiative: Initiative
     phases: Phases
     races: dict[str, int]

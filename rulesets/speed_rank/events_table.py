@@ -10,15 +10,18 @@ conditions, so this module never imports rules.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import combinations
 from typing import Any, Protocol
 
 from tacmap.engine import grid
+from tacmap.engine.errors import RuleError
 from tacmap.engine.events import Said, TokenMoved, ValueChanged
 from tacmap.engine.movement import Space
 from tacmap.engine.ruleset import Resolution
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.engine.words import plural
 
+from . import choices
 from .data import SAVE_NAMES, CheckLevel, Data, EventKey, SaveKind, TableRow, Weapon
 from .round import Round
 
@@ -132,19 +135,29 @@ def battlefield_damaged(rules: Rules, ctx: Resolution, row: TableRow) -> str | N
     if not walls:
         return "the map has no wall, obstacle or terrain feature"
 
-    def show(i: int) -> str:
-        w = walls[i]
-        pts = " – ".join(f"({x:g},{y:g})" for x, y in w.points[:2])
-        return f"obstacle at {pts} …" if w.closed else f"wall {pts}"
-
-    i = pick(ctx, [str(i + 1) for i in range(len(walls))],
-             f"{row.name}: which feature")
-    if item_save(rules, ctx, "", rules.data.events.battlefield_damaged.item_save, show(i)):
-        ctx.emit(Said(f"the {show(i)} is damaged but holds"))
-    else:
-        ctx.emit(Said(f"the {show(i)} breaks (scaffolding breaks, tree uprooted, rope bridge "
-                      "cut): the GM changes the map"))
+    options = [(str(i + 1), feature(ctx.state, i)) for i in range(len(walls))]
+    answer = choices.ask(ctx, "battlefield_damaged", row.name, "", options, "1",
+                         "Select Battlefield Feature or Terrain Feature")
+    if answer is not None:
+        damage_feature(rules, ctx, {"name": row.name, "who": ""}, answer)
     return None
+
+
+def feature(state: Encounter, i: int) -> str:
+    """The map's wall or obstacle ``i``, as the log names it."""
+    w = state.map.walls[i]
+    pts = " – ".join(f"({x:g},{y:g})" for x, y in w.points[:2])
+    return f"obstacle at {pts} …" if w.closed else f"wall {pts}"
+
+
+def damage_feature(rules: Rules, ctx: Resolution, choice: dict[str, Any], answer: str) -> None:
+    """The chosen feature saves vs. Crushing Blow or breaks."""
+    name = feature(ctx.state, int(answer) - 1)
+    if item_save(rules, ctx, "", rules.data.events.battlefield_damaged.item_save, name):
+        ctx.emit(Said(f"the {name} is damaged but holds"))
+    else:
+        ctx.emit(Said(f"the {name} breaks (scaffolding breaks, tree uprooted, rope bridge "
+                      "cut): the GM changes the map"))
 
 
 def battlefield_shifts(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
@@ -181,7 +194,7 @@ def battlefield_shifts(rules: Rules, ctx: Resolution, row: TableRow) -> str | No
         return "nobody has room to move that way"
     if shared:
         _, _, name, n = moves[0]
-        ctx.emit(Said(f"everyone is swept {n} cells ({n * feet(rules)} ft) {name}; "
+        ctx.emit(Said(f"everyone is swept {n} cells ({n * feet(rules):g} ft) {name}; "
                       "this provokes no Attacks of Opportunity"))
     for t, path, _, _ in sorted(moves, key=lambda m: list(state.tokens).index(m[0].id)):
         if len(path) > 1:
@@ -197,14 +210,22 @@ def close_quarters(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
                                       or threatens(rules, state, b, a))]
     if not pairs:
         return "no two foes stand within each other's threat range"
-    a, b = pairs[pick(ctx, [f"{x.name} & {y.name}" for x, y in pairs],
-                      f"{row.name}: which pair")]
+    options = [(f"{a.id}+{b.id}", f"{a.name} & {b.name}") for a, b in pairs]
+    answer = choices.ask(ctx, "close_quarters", row.name, "", options, options[0][0],
+                         "Select Two Combatants in Threat Range")
+    if answer is not None:
+        lock(rules, ctx, {"name": row.name, "who": ""}, answer)
+    return None
+
+
+def lock(rules: Rules, ctx: Resolution, choice: dict[str, Any], answer: str) -> None:
+    """The chosen two are grappled by each other, with no checks."""
+    a, b = (ctx.state.tokens[i] for i in answer.split("+"))
     ctx.emit(Said(f"{a.name} and {b.name} are locked together, no checks involved"))
     for x, y in ((a, b), (b, a)):
         ctx.emit(ValueChanged(x.id, "grappled_with", x.values.get("grappled_with"), y.id,
-                              f"{row.name}"))
+                              str(choice["name"])))
         rules.condition(ctx, x, "grappled")
-    return None
 
 
 def item_damaged(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
@@ -258,9 +279,34 @@ def knock_down(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     if "prone" in fig.conditions:
         return None
     if rules.save(ctx, fig, rules.data.events.knock_down.save) == "failed":
-        ctx.emit(Said(f"{fig.name} falls down next to {who.name}", fig.id))
+        spot = beside(rules, state, fig, who)
+        ctx.emit(Said(f"{fig.name} falls down next to {who.name} at ({spot[0]},{spot[1]})",
+                      fig.id))
+        if spot != fig.cell:
+            ctx.emit(TokenMoved(fig.id, (fig.cell, spot), 0.0))
         rules.condition(ctx, fig, "prone")
     return None
+
+
+def beside(rules: Rules, state: Encounter, fig: Token, who: Token) -> Cell:
+    """The free cell next to ``who`` nearest ``fig`` (where it stands, if it is next to them).
+
+    "Next to" is touching, even at a corner; of cells as far under the encounter's rule the
+    straighter one wins, then the first in reading order.
+    """
+    if max(grid.gap(fig.cell, fig.size, who.cell, who.size)) <= 1:
+        return fig.cell
+    taken = occupied_cells(state, fig.id)
+    free = [(x, y) for y in range(who.y - fig.size, who.y + who.size + 1)
+            for x in range(who.x - fig.size, who.x + who.size + 1)
+            if 0 <= x <= state.map.width - fig.size and 0 <= y <= state.map.height - fig.size
+            and max(grid.gap((x, y), fig.size, who.cell, who.size)) == 1
+            and not any(c in taken for c in grid.footprint((x, y), fig.size))]
+    if not free:
+        return fig.cell
+    return min(free, key=lambda c: (grid.edge_distance(state.diagonal, c, fig.size, fig.cell,
+                                                       fig.size),
+                                    grid.segment_cost("euclidean", c, fig.cell), c[1], c[0]))
 
 
 def lucky_break(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
@@ -366,10 +412,15 @@ def retreat(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     side = sides[pick(ctx, sides, f"{row.name}: random side")]
     cells = rules.data.events.retreat.cells
     ctx.emit(Said(f"{side} gives ground: every threatened combatant falls back "
-                  f"{cells * feet(rules)} ft, as if its foe had Pressed The Advantage"))
+                  f"{cells * feet(rules):g} ft, as if its foe had Pressed The Advantage"))
     for t, path in moves[side]:
         ctx.emit(TokenMoved(t.id, tuple(path), grid.cells_cost(state.diagonal, path)))
     return None
+
+
+SLIP_EFFECTS = {"move": "moved {feet:g} ft", "drop": "drops a held item",
+                "prone": "knocked prone"}
+"""The three things a Slip does, as the log says them."""
 
 
 def slip(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
@@ -381,15 +432,45 @@ def slip(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     who = people[pick(ctx, [t.name for t in people], f"{row.name}: random combatant")]
     result = rules.save(ctx, who, p.save)
     count = {"made": 1, "glancing": 2, "failed": 3}[result]
-    possible = {"move": True, "drop": bool(held_items(rules, who)),
-                "prone": "prone" not in who.conditions}
-    # What cannot happen costs the character nothing, so it is the first one "chosen".
-    order = sorted(p.choice_order, key=lambda e: possible[str(e)])
-    chosen = [str(e) for e in order[:count]]
+    possible = slip_possible(rules, who)
+    order = [str(e) for e in p.choice_order]
+    # The default: what cannot happen costs the character nothing, so it comes first.
+    first = sorted(order, key=lambda e: possible[e])[:count]
+    default = "+".join(e for e in order if e in first)
+    options = []
+    for combo in combinations(order, count):
+        words = [slip_words(rules, e) + ("" if possible[e] else " (nothing happens)")
+                 for e in combo]
+        options.append(("+".join(combo), ", ".join(words)))
+    how = {1: "made the save and may choose one of these",
+           2: "made the save as a Glancing Hit and must choose two"}.get(count, "")
+    answer = choices.ask(ctx, "slip", row.name, who.id, options, default,
+                         f"{who.name} {how}")
+    if answer is not None:
+        slip_effects(rules, ctx, {"name": row.name, "who": who.id}, answer)
+    return None
+
+
+def slip_possible(rules: Rules, who: Token) -> dict[str, bool]:
+    """Which of the three can happen to ``who`` now."""
+    return {"move": True, "drop": bool(held_items(rules, who)),
+            "prone": "prone" not in who.conditions}
+
+
+def slip_words(rules: Rules, effect: str) -> str:
+    return SLIP_EFFECTS[effect].format(feet=rules.data.events.slip.feet)
+
+
+def slip_effects(rules: Rules, ctx: Resolution, choice: dict[str, Any], answer: str) -> None:
+    """The chosen effects of a Slip, in the table's order."""
+    state = ctx.state
+    p = rules.data.events.slip
+    who = state.tokens[str(choice["who"])]
+    chosen = answer.split("+")
+    possible = slip_possible(rules, who)
     happen = [str(e) for e in p.choice_order if e in chosen and possible[str(e)]]
-    ctx.emit(Said(f"{who.name} slips: " + ", ".join(
-        {"move": f"moved {p.feet} ft", "drop": "drops a held item",
-         "prone": "knocked prone"}[e] for e in happen), who.id))
+    ctx.emit(Said(f"{who.name} slips: " + (", ".join(slip_words(rules, e) for e in happen)
+                                           or "nothing happens"), who.id))
     for effect in happen:
         if effect == "move":
             name, dx, dy = random_direction(rules, ctx, f"{who.name}'s slip")
@@ -403,11 +484,39 @@ def slip(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
         elif effect == "drop":
             held = held_items(rules, who)
             item = held[pick(ctx, [rules.item_name(i) for i in held],
-                             f"{row.name}: which item")]
-            drop(rules, ctx, who, item, row.name)
+                             f"{choice['name']}: which item")]
+            drop(rules, ctx, who, item, str(choice["name"]))
         else:
             rules.condition(ctx, who, "prone")
-    return None
+
+
+Resolver = Callable[[Rules, Resolution, dict[str, Any], str], None]
+
+#: What each kind of open choice does once it is answered.
+RESOLVERS: dict[str, Resolver] = {
+    "battlefield_damaged": damage_feature,
+    "close_quarters": lock,
+    "slip": slip_effects,
+}
+
+
+def answer(rules: Rules, ctx: Resolution, code: str | None) -> bool:
+    """Answer the oldest open choice (None: by its default). False when none is open."""
+    try:
+        taken = choices.take(ctx, code)
+    except ValueError as err:
+        raise RuleError(str(err)) from None
+    if taken is None:
+        return False
+    choice, code = taken
+    RESOLVERS[str(choice["event"])](rules, ctx, choice, code)
+    return True
+
+
+def settle(rules: Rules, ctx: Resolution) -> None:
+    """Every open choice takes its default (before any other command)."""
+    while answer(rules, ctx, None):
+        pass
 
 
 def weapon_trouble(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
@@ -535,8 +644,9 @@ def random_direction(rules: Rules, ctx: Resolution, why: str) -> tuple[str, int,
     return DIRECTIONS[roll.total - 1]
 
 
-def feet(rules: Rules) -> int:
-    return rules.data.grid.feet_per_cell
+def feet(rules: Rules) -> float:
+    """Feet in one cell: [grid] cell_size, the 5-foot square."""
+    return rules.data.grid.cell_size
 
 
 def occupied_cells(state: Encounter, but: str) -> set[Cell]:

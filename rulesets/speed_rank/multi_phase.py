@@ -35,6 +35,7 @@ class Rules(Protocol):
     costs: ActionCosts
     space: Space
 
+    def dist(self, cells: float) -> str: ...
     def round_of(self, state: Encounter) -> Round: ...
     def set_round(self, ctx: Resolution, new: Round, note: str) -> Round: ...
     def phase_text(self, phase: str | int) -> str: ...
@@ -79,7 +80,7 @@ def sprint(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
         raise RuleError(f"{token.name} is {stop} and cannot sprint")
     acts = rules.data.actions
     rules.place(ctx, token, "sprint", acts.sprint_phases,
-                f"{token.name} sprints, {acts.sprint_metres_per_phase:g} m a phase",
+                f"{token.name} sprints, {rules.dist(acts.sprint_cells_per_phase)} a phase",
                 rules.costs.sprint, spans=True,
                 plan=Plan(token.id, "sprint", "sprint"))
 
@@ -129,8 +130,8 @@ def in_range(rules: Rules, state: Encounter, caster: Token, target: Token,
     """RuleError unless ``caster`` can see ``target`` within the spell's range."""
     gap = rules.gap(state, caster, target)
     if gap > spell.range:
-        raise RuleError(f"{target.name} is {gap:g} m away; {spell.name} reaches "
-                        f"{spell.range:g} m")
+        raise RuleError(f"{target.name} is {rules.dist(gap)} away; {spell.name} reaches "
+                        f"{rules.dist(spell.range)}")
     if not line_of_sight(rules.space.walls(state), caster, target):
         raise RuleError(f"{caster.name} cannot see {target.name}")
 

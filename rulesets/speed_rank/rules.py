@@ -15,7 +15,7 @@ Command flow at the table (README.md has the whole story):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,7 @@ from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import ActionOption, Odds, Preview, Timeline, TurnOrder
 from tacmap.engine.words import plural, possessive
 
-from . import bench, events_table, multi_phase, views
+from . import bench, events_table, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round
 
@@ -104,6 +104,10 @@ class SpeedRank(Ruleset):
 
     # ------------------------------------------------------------------ stat block
 
+    def dist(self, cells: float) -> str:
+        """``cells`` in the ruleset's unit, [grid] unit and cell_size: ``"30 ft"``."""
+        return self.manifest.units.of(cells)
+
     def stat(self, token: Token, key: str) -> Any:
         """A stat from the token's block, or its default from [stat_block]."""
         return self.stat_block.value(token.stats, key)
@@ -120,6 +124,10 @@ class SpeedRank(Ruleset):
         """Speed rank from race, with the Dexterity modifier "taken away from the Speed Rank"."""
         return speed_rank(self.races[self.stat(token, "race")],
                           self.speed_modifier(int(self.stat(token, "dex"))))
+
+    def weapon_speed(self, token: Token, weapon: Weapon) -> int:
+        """The weapon's speed with the wielder's Dexterity modifier taken away, like base speed."""
+        return speed_rank(weapon.speed, self.speed_modifier(int(self.stat(token, "dex"))))
 
     def held_weapon(self, token: Token) -> Weapon:
         """The weapon in the stat block (fists when none)."""
@@ -211,7 +219,8 @@ class SpeedRank(Ruleset):
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
-        return earliest(self.base_speed(token), weapon.speed if weapon else None,
+        return earliest(self.base_speed(token),
+                        self.weapon_speed(token, weapon) if weapon else None,
                         self.shift(rnd, token.side))
 
     def _speed_reason(self, rnd: Round, token: Token, weapon: Weapon | None) -> str:
@@ -219,10 +228,13 @@ class SpeedRank(Ruleset):
         base = self.base_speed(token)
         parts = [f"base speed {base} ({race} {self.races[race]}, Dexterity {dex} "
                  f"{self.speed_modifier(dex):+d})"]
-        if weapon is not None and weapon.speed > base:
-            parts.append(f"{weapon.name} speed {weapon.speed}")
-        elif weapon is not None and weapon.speed < base:
-            parts.append(f"the {weapon.name} (speed {weapon.speed}) is faster than its wielder, "
+        speed = self.weapon_speed(token, weapon) if weapon is not None else base
+        if weapon is not None and speed > base:
+            parts.append(f"{weapon.name} speed {speed} ({weapon.speed}, Dexterity "
+                         f"{self.speed_modifier(dex):+d})")
+        elif weapon is not None and speed < base:
+            parts.append(f"the {weapon.name} (speed {weapon.speed}, {speed} with Dexterity "
+                         f"{self.speed_modifier(dex):+d}) is faster than its wielder, "
                          "so base speed counts")
         shift = self.shift(rnd, token.side)
         if shift:
@@ -427,6 +439,11 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ judging
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
+        if isinstance(cmd, Act) and cmd.action == "choose":
+            if not events_table.answer(self, ctx, cmd.detail or None):
+                raise RuleError("there is no choice open for the GM to make")
+            return
+        events_table.settle(self, ctx)  # a choice nobody made takes its default
         if isinstance(cmd, StartCombat):
             self._start(ctx, cmd)
         elif isinstance(cmd, EndTurn):
@@ -490,7 +507,8 @@ class SpeedRank(Ruleset):
         label = self._unique(rnd, token.id, label)
         timeline = rnd.timeline.place(
             token.id, label, rnd.phase, span, spell=spell, base_speed=self.base_speed(token),
-            weapon_speed=weapon.speed if weapon else None, shift=self.shift(rnd, token.side))
+            weapon_speed=self.weapon_speed(token, weapon) if weapon else None,
+            shift=self.shift(rnd, token.side))
         new = replace(rnd, timeline=timeline, spent=self.charge(rnd, token, cost),
                       plans=rnd.plans if plan is None else (*rnd.plans,
                                                             replace(plan, label=label)),
@@ -554,13 +572,13 @@ class SpeedRank(Ruleset):
         gap = grid.edge_distance(state.diagonal, token.cell, token.size, target.cell, target.size)
         if weapon.ranged:
             if gap > weapon.range:
-                raise RuleError(f"{target.name} is {gap:g} m away; the {weapon.name} shoots "
-                                f"{weapon.range:g} m")
+                raise RuleError(f"{target.name} is {self.dist(gap)} away; the {weapon.name} "
+                                f"shoots {self.dist(weapon.range)}")
             if not line_of_sight(self.space.walls(state), token, target):
                 raise RuleError(f"{token.name} cannot see {target.name}")
         elif gap > weapon.reach:
-            raise RuleError(f"{target.name} is {gap:g} m away; the {weapon.name} reaches "
-                            f"{weapon.reach:g} m")
+            raise RuleError(f"{target.name} is {self.dist(gap)} away; the {weapon.name} reaches "
+                            f"{self.dist(weapon.reach)}")
         flat = weapon.bonus + int(self.stat(token, "damage"))
         if weapon.key in self.damaged(token):
             flat -= self.data.armour.damaged_weapon
@@ -731,7 +749,7 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ space
 
     def gap(self, state: Encounter, a: Token, b: Token) -> float:
-        """Metres between two tokens, edge to edge."""
+        """Cells between two tokens, edge to edge (1: touching)."""
         return grid.edge_distance(state.diagonal, a.cell, a.size, b.cell, b.size)
 
     def reach(self, state: Encounter, token: Token) -> float:
@@ -744,7 +762,7 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ moving
 
     def move_check(self, state: Encounter, token: Token) -> tuple[Round, float, bool]:
-        """Round, metres allowed now, and whether the move is part of a sprint."""
+        """Round, cells allowed now, and whether the move is part of a sprint."""
         rnd = self.ready(state, token, "move", moving=True, cost=self.costs.move)
         stop = self.immobile(token)
         if stop:
@@ -753,8 +771,8 @@ class SpeedRank(Ruleset):
         busy = self.busy(rnd, token)
         if busy is not None:
             ran = dict(rnd.sprinted).get(token.id, 0.0)
-            return rnd, max(0.0, self.data.actions.sprint_metres_per_phase - ran), True
-        return rnd, self.data.actions.move_metres, False
+            return rnd, max(0.0, self.data.actions.sprint_cells_per_phase - ran), True
+        return rnd, self.data.actions.move_cells, False
 
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         try:
@@ -768,7 +786,8 @@ class SpeedRank(Ruleset):
         except RuleError as err:
             return str(err)
         if plan.cost > budget + 1e-9:
-            return f"{token.name} can move {budget:g} m now, this path is {plan.cost:g} m"
+            return (f"{token.name} can move {self.dist(budget)} now, this path is "
+                    f"{self.dist(plan.cost)}")
         return None
 
     def _move(self, ctx: Resolution, cmd: Move) -> None:
@@ -779,17 +798,18 @@ class SpeedRank(Ruleset):
         if plan.blocked:
             raise RuleError(plan.blocked)
         if plan.cost > budget + 1e-9:
-            raise RuleError(f"{token.name} can move {budget:g} m now, this path is "
-                            f"{plan.cost:g} m")
+            raise RuleError(f"{token.name} can move {self.dist(budget)} now, this path is "
+                            f"{self.dist(plan.cost)}")
         if sprinting:
             ran = dict(rnd.sprinted)
             ran[token.id] = ran.get(token.id, 0.0) + plan.cost
-            left = self.data.actions.sprint_metres_per_phase - ran[token.id]
+            left = self.data.actions.sprint_cells_per_phase - ran[token.id]
             self.set_round(ctx, replace(rnd, sprinted=tuple(ran.items())),
-                           f"{self.phase_text(rnd.phase)}: {token.name} runs {plan.cost:g} m "
-                           f"(sprint, {left:g} m left this phase)")
+                           f"{self.phase_text(rnd.phase)}: {token.name} runs "
+                           f"{self.dist(plan.cost)} "
+                           f"(sprint, {self.dist(left)} left this phase)")
         else:
-            self.place(ctx, token, "move", 1, f"{token.name} moves {plan.cost:g} m",
+            self.place(ctx, token, "move", 1, f"{token.name} moves {self.dist(plan.cost)}",
                        self.costs.move)
         ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
         for enemy, step in plan.leaves:
@@ -805,66 +825,8 @@ class SpeedRank(Ruleset):
         if cmd.action in multi_phase.ACTIONS:
             multi_phase.ACTIONS[cmd.action](self, ctx, token, cmd)
             return
-        handlers: dict[str, Callable[[Resolution, Token, Act], None]] = {
-            "stand": self._stand, "pick_up": self._pick_up,
-            "free_weapon": self._free_weapon, "break_free": self._break_free,
-        }
-        handlers[cmd.action](ctx, token, cmd)
+        recovery.ACTIONS[cmd.action](self, ctx, token, cmd)
 
-    def _stand(self, ctx: Resolution, token: Token, cmd: Act) -> None:
-        if "prone" not in token.conditions:
-            raise RuleError(f"{token.name} is not prone")
-        self.ready(ctx.state, token, "stand up", cost=self.costs.stand)
-        self.place(ctx, token, "stand up", 1, f"{token.name} stands up", self.costs.stand)
-        self.condition(ctx, token, "prone", False)
-
-    def _pick_up(self, ctx: Resolution, token: Token, cmd: Act) -> None:
-        dropped = self.dropped(token)
-        if not dropped:
-            raise RuleError(f"{token.name} has dropped nothing")
-        item = cmd.detail.strip() or dropped[0]
-        if item not in dropped:
-            names = ", ".join(dropped)
-            raise RuleError(f"{token.name} has not dropped {item!r} (dropped: {names})")
-        self.ready(ctx.state, token, "pick anything up", cost=self.costs.pick_up)
-        name = self.item_name(item)
-        self.place(ctx, token, f"pick up {name}", 1, f"{token.name} picks up the {name}",
-                   self.costs.pick_up)
-        rest = list(dropped)
-        rest.remove(item)
-        ctx.emit(ValueChanged(token.id, "dropped", dropped, tuple(rest) or None,
-                              f"{name} back in hand"))
-        if item == self.held_weapon(token).key:
-            self.condition(ctx, token, "disarmed", False)
-
-    def _free_weapon(self, ctx: Resolution, token: Token, cmd: Act) -> None:
-        if "weapon stuck" not in token.conditions:
-            raise RuleError(f"{token.name}'s weapon is not stuck")
-        self.ready(ctx.state, token, "free the weapon", cost=self.costs.free_weapon)
-        w = self.held_weapon(token)
-        self.place(ctx, token, f"free {w.name}", 1,
-                   f"{token.name} tries to wrench the {w.name} free", self.costs.free_weapon)
-        level = self.data.events.weapon_trouble.free_check
-        if self.check(ctx, token, level, "strength_bonus", "Advanced Strength Feat"):
-            ctx.emit(ValueChanged(token.id, "stuck_in", token.values.get("stuck_in"), None,
-                                  f"the {w.name} comes free"))
-            self.condition(ctx, token, "weapon stuck", False)
-
-    def _break_free(self, ctx: Resolution, token: Token, cmd: Act) -> None:
-        if "grappled" not in token.conditions:
-            raise RuleError(f"{token.name} is not grappled")
-        self.ready(ctx.state, token, "break free", cost=self.costs.break_free)
-        self.place(ctx, token, "break free", 1, f"{token.name} struggles to break free",
-                   self.costs.break_free)
-        if not self.check(ctx, token, "normal", "strength_bonus", "Strength Feat to break free"):
-            return
-        other = ctx.state.tokens.get(str(token.values.get("grappled_with", "")))
-        for t in (token, other):
-            if t is None:
-                continue
-            ctx.emit(ValueChanged(t.id, "grappled_with", t.values.get("grappled_with"), None,
-                                  "the grapple is broken"))
-            self.condition(ctx, t, "grappled", False)
 
     # ------------------------------------------------------------------ what the panels ask
 

@@ -25,6 +25,7 @@ from tacmap.engine.views import (
 )
 from tacmap.engine.words import plural, possessive
 
+from . import choices
 from .data import Cost, Data, Weapon
 from .round import Plan, Round
 
@@ -39,6 +40,8 @@ class Rules(Protocol):
     def usable(self, token: Token) -> Weapon: ...
     def shift(self, rnd: Round, side: str) -> int: ...
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str: ...
+    def weapon_speed(self, token: Token, weapon: Weapon) -> int: ...
+    def dist(self, cells: float) -> str: ...
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]: ...
     def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None: ...
     def can_act(self, state: Encounter, rnd: Round, token: Token, at: int) -> bool: ...
@@ -83,7 +86,7 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
     w = rules.usable(t)
     first = rules.earliest_phase(rnd, t)
     std, mov = rules.actions_left(rnd, t.id)
-    detail = (f"base speed {base}, {w.name} {w.speed}; acts from phase {first}; "
+    detail = (f"base speed {base}, {w.name} {rules.weapon_speed(t, w)}; acts from phase {first}; "
               f"{std} standard, {plural(mov, 'move action')} left")
     busy = rules.busy(rnd, t)
     if busy is not None:
@@ -146,11 +149,15 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         return lambda: rules.ready(state, token, what, **how)
 
     weapon = rules.usable(token)
-    out = [
+    # The GM's open choice (Slip, Close Quarters …) first: any token may carry the answer.
+    open_ = choices.pending(state)
+    out = [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
+           for code, label in choices.options_of(open_[0])] if open_ else []
+    out += [
         option("attack", f"Attack ({weapon.name})", "token",
                ready(f"attack with the {weapon.name}", weapon=weapon,
                      cost=rules.data.action_costs.attack)),
-        option("move", f"Move ({rules.data.actions.move_metres:g} m)", "cell",
+        option("move", f"Move ({rules.dist(rules.data.actions.move_cells)})", "cell",
                lambda: rules.move_check(state, token)),
         option("sprint", f"Sprint ({rules.data.actions.sprint_phases} phases)", "none",
                lambda: no_stop(rules, rules.ready(state, token, "sprint",

@@ -14,6 +14,7 @@ from tacmap.engine.dice import Roll
 from tacmap.engine.records import Float, Int, Json, Record, Text
 from tacmap.engine.schedule import Schedule
 from tacmap.engine.state import Cell, Encounter, Token, Wall
+from tacmap.engine.units import units_of
 
 S = TypeVar("S", bound=Schedule)
 
@@ -82,7 +83,8 @@ class TokenMoved(Event, frozen=True, tag="token_moved"):
 
     def text(self, state: Encounter) -> str:
         (x0, y0), (x1, y1) = self.path[0], self.path[-1]
-        return f"{_name(state, self.token)} moves ({x0},{y0}) → ({x1},{y1}), {self.cost:g} m"
+        cost = units_of(state.ruleset).of(self.cost)
+        return f"{_name(state, self.token)} moves ({x0},{y0}) → ({x1},{y1}), {cost}"
 
 
 class LeftReach(Event, frozen=True, tag="left_reach"):

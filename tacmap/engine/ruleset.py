@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
@@ -33,6 +33,7 @@ from tacmap.engine.events import DiceRolled, Event
 from tacmap.engine.movement import MovePlan, Space, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Token
+from tacmap.engine.units import METRES, UNITS, Units, register
 from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
 
 API_VERSION = 1
@@ -84,10 +85,16 @@ class Grid(Table, kw_only=True):
 
     diagonal: str = "rectilinear"
     """Default diagonal rule for new encounters (DESIGN §4)."""
+    unit: str = "m"
+    """What distances are shown in: ``"m"`` or ``"ft"`` (DESIGN §4)."""
+    cell_size: Annotated[float, msgspec.Meta(gt=0)] = 1.0
+    """One cell in ``unit`` (5 for 5-foot squares)."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:
             raise Invalid("diagonal", f"must be one of {', '.join(DIAGONAL_RULES)}")
+        if self.unit not in UNITS:
+            raise Invalid("unit", f"must be one of {', '.join(UNITS)}")
 
 
 class RulesetData(Table, kw_only=True):
@@ -125,6 +132,8 @@ class Manifest:
     """Default diagonal rule for new encounters."""
     data: dict[str, Any] = field(default_factory=dict)
     """The whole parsed TOML, as read once; rules read it through ``tables``."""
+    units: Units = METRES
+    """``[grid] unit`` and ``cell_size``: what the map, the CLI and the log show distances in."""
 
     def tables(self, kind: type[D]) -> D:
         """ruleset.toml (less ``ENGINE_KEYS``) as the ruleset's typed tables.
@@ -258,7 +267,8 @@ class Ruleset:
         """Why this planned move is not allowed now, or None."""
         budget = self.move_budget(state, token)
         if budget is not None and plan.cost > budget + 1e-9:
-            return f"{token.name} can move {budget:g} m, this path is {plan.cost:g} m"
+            u = self.manifest.units
+            return f"{token.name} can move {u.of(budget)}, this path is {u.of(plan.cost)}"
         return None
 
     # --- what the panels and the map ask -------------------------------------
@@ -375,6 +385,7 @@ class Registry:
                 raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
                                  f"{self.manifests[manifest.id].folder}")
             self.manifests.setdefault(manifest.id, manifest)
+            register(manifest.id, self.manifests[manifest.id].units)
 
     def ids(self) -> list[str]:
         """Known ruleset ids, sorted."""
@@ -412,8 +423,15 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
     diagonal = data.get("grid", {}).get("diagonal", "rectilinear")
     if diagonal not in DIAGONAL_RULES:
         raise InputError(f"{path}: grid.diagonal must be one of {', '.join(DIAGONAL_RULES)}")
+    unit = data.get("grid", {}).get("unit", "m")
+    size = data.get("grid", {}).get("cell_size", 1)
+    if unit not in UNITS:
+        raise InputError(f"{path}: grid.unit must be one of {', '.join(UNITS)}")
+    if isinstance(size, bool) or not isinstance(size, int | float) or size <= 0:
+        raise InputError(f"{path}: grid.cell_size must be a number above 0")
     return Manifest(id=data["id"], name=str(data["name"]), version=str(data["version"]),
-                    folder=path.parent, builtin=builtin, diagonal=diagonal, data=data)
+                    folder=path.parent, builtin=builtin, diagonal=diagonal, data=data,
+                    units=Units(unit, float(size)))
 
 
 #: Ruleset packages already run in this process, by folder: running one twice would

@@ -56,8 +56,10 @@ CASES = [
      "ruleset.toml: events.slip.choice_order: must name move, drop and prone, once each"),
     ("speed_rank", "combat_events.direction_die", 6,
      "ruleset.toml: combat_events.direction_die: unknown value 6"),
-    ("speed_rank", "grid.feet_per_cell", 0,
-     "ruleset.toml: grid.feet_per_cell: expected a whole number >= 1, got 0"),
+    ("speed_rank", "grid.cell_size", 0,
+     "ruleset.toml: grid.cell_size: expected a number > 0, got 0"),
+    ("speed_rank", "grid.unit", "yards",
+     "ruleset.toml: grid.unit: must be one of m, ft, got 'yards'"),
     ("speed_rank", "stats", {"dex": 10},
      "ruleset.toml: unknown key 'stats'"),
     # six_phase

@@ -11,6 +11,7 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.narrate import reactions
 from tacmap.engine.referee import Referee
 from tacmap.engine.state import Cell
+from tacmap.engine.units import METRES, Units
 from tacmap.engine.views import Preview
 from tacmap.ui.map.layers import DragView
 from tacmap.ui.map.scene import MapScene
@@ -34,13 +35,13 @@ class Drag:
     """The referee's answer for the current cell."""
 
 
-def describe_cost(preview: Preview) -> str:
-    """``7 m of 10 m`` (or ``7 m`` where the rules set no budget)."""
+def describe_cost(preview: Preview, units: Units = METRES) -> str:
+    """``7 m of 10 m`` (or ``7 m`` where the rules set no budget), in the ruleset's unit."""
     if preview.cost is None:
         return ""
-    text = f"{preview.cost:g} m"
+    text = units.of(preview.cost)
     if preview.budget is not None:
-        text += f" of {preview.budget:g} m"
+        text += f" of {units.of(preview.budget)}"
     return text
 
 
@@ -108,7 +109,8 @@ class DragController:
             enemy = state.tokens[enemy_id]
             leaves.append((cells[step], enemy.cell, enemy.name))
             sizes.append(enemy.size)
-        label = describe_cost(p) if p.legal else (p.reason or describe_cost(p))
+        units = self.referee.ruleset.manifest.units
+        label = describe_cost(p, units) if p.legal else (p.reason or describe_cost(p, units))
         return DragView(tuple(cells), tuple(costs), bands, token.size, label, p.legal,
                         tuple(leaves), tuple(sizes), tuple(drag.waypoints))
 
@@ -128,7 +130,8 @@ class DragController:
         except RuleError as err:
             return f"Not moved: {err}"
         p = drag.preview
-        text = f"{name} moves {p.cost:g} m" if p is not None and p.cost is not None else ""
+        units = self.referee.ruleset.manifest.units
+        text = f"{name} moves {units.of(p.cost)}" if p is not None and p.cost is not None else ""
         if p is not None and p.leaves:
             names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
             text += f" — leaves the reach of {names}"

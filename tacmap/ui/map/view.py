@@ -226,7 +226,7 @@ class MapView(QGraphicsView):
         if self.controller is not None and self.controller.drag is not None:
             preview = self.controller.move_to(self._cell_at(event))
             if preview is not None:
-                text = describe_cost(preview)
+                text = describe_cost(preview, self.controller.referee.ruleset.manifest.units)
                 if not preview.legal:
                     text = f"{text} — {preview.reason}" if text else preview.reason
                 if preview.leaves:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from tacmap.engine.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.commands import Act, Attack, EndTurn, Move, StartCombat
 from tacmap.engine.errors import RuleError
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Token, Wall
 from tests.rulesets.speed_rank.helpers import (
+    TIE,
     fighters,
     next_round,
     referee,
@@ -78,13 +79,26 @@ def test_armour_trouble_rerolls_when_the_piece_is_not_worn(registry: Registry) -
 # 3-4 Battlefield Damaged: "Select Battlefield Feature or Terrain Feature. Obstacle,
 # terrain or environmental object damaged - scaffolding breaks, tree uprooted, rope
 # bridge cut."
-def test_battlefield_damaged_picks_a_feature_and_tells_the_gm(registry: Registry) -> None:
+def test_battlefield_damaged_asks_the_gm_for_the_feature(registry: Registry) -> None:
     walls = [Wall(((0, 1), (8, 1))), Wall(((10, 2), (12, 2), (12, 4), (10, 4)), closed=True)]
-    # Feature 2 of 2, its save 3 (needs 12): it breaks.
-    _, out = start_with_event(registry, [3, 2, 3], walls=walls)
+    # "Select", not "Select Random": the GM is asked, with both features listed.
+    ref, out = start_with_event(registry, [3], walls=walls)
+    assert any("Select Battlefield Feature or Terrain Feature. The GM chooses (1 = wall "
+               "(0,1) – (8,1); 2 = obstacle at (10,2) – (12,2) …)" in line for line in out)
+    options = [o for o in rules_of(registry).actions_for(ref.state, "ana") if o.key == "choose"]
+    assert [(o.label, o.detail) for o in options] == [
+        ("Battlefield Damaged: wall (0,1) – (8,1)", "1"),
+        ("Battlefield Damaged: obstacle at (10,2) – (12,2) …", "2")]
+    # The GM picks feature 2; its save 3 (needs 12): it breaks.
+    out = run(ref, Act("ana", "choose", detail="2"), [3])
     assert any("obstacle at (10,2) – (12,2)" in line and "breaks" in line for line in out)
     assert any("the GM changes the map" in line for line in out)
-    _, out = start_with_event(registry, [4, 1, 15], walls=walls)
+    with pytest.raises(RuleError, match="no choice open"):
+        run(ref, Act("ana", "choose", detail="1"))
+    # Nobody chooses: the next command takes the default, feature 1 (save 15 holds).
+    ref, out = start_with_event(registry, [4], walls=walls)
+    out = run(ref, EndTurn(), [15])
+    assert "Battlefield Damaged: no choice was given, so by default: wall (0,1) – (8,1)" in out
     assert "the wall (0,1) – (8,1) is damaged but holds" in out
 
 
@@ -185,6 +199,30 @@ def test_knock_down_and_the_nearest_figure_saves(registry: Registry) -> None:
     ref, out = start_with_event(registry, [11, 2, 15])  # Bo; Ana saves 15 + 2
     assert "prone" not in ref.state.tokens["ana"].conditions
     assert "Ana makes the save (17)" in out
+
+
+def test_knock_down_places_the_falling_figure_next_to_the_first(registry: Registry) -> None:
+    # "or fall down next to them": with a touch range of 10 ft (2 cells) Bo, one cell
+    # away from Ana, falls into the free cell beside her nearest to where he stood.
+    import copy
+
+    from tacmap.engine.ruleset import Manifest
+
+    rules = rules_of(registry)
+    data = copy.deepcopy(rules.manifest.data)
+    data["combat_events"]["touch_range"] = 2
+    m = rules.manifest
+    wide = type(rules)(Manifest(m.id, m.name, m.version, m.folder, m.builtin, m.diagonal,
+                                data))
+    apart = fighters()
+    # Bo's spear (reach 10 ft) keeps Ana engaged in melee from one cell off.
+    apart[1] = replace(apart[1], x=7, y=5, stats={"weapon": "spear"})
+    ref = Referee(referee(registry, apart).state, wide)
+    out = run(ref, StartCombat(), (*TIE, 9, 1, 3))
+    bo = ref.state.tokens["bo"]
+    assert (bo.x, bo.y) == (6, 5) and "prone" in bo.conditions
+    assert "Bo falls down next to Ana at (6,5)" in out
+    assert "Bo moves (7,5) → (6,5), 0 ft" in out
 
 
 def test_knock_down_needs_someone_in_melee(registry: Registry) -> None:
@@ -294,15 +332,27 @@ def test_retreat_pushes_a_sides_threatened_combatants_back(registry: Registry) -
 # 18 Slip: "moved 5 feet in a random direction, drops an item held (if any) and is
 # knocked prone. ... Reflex Save vs. Paralyzation, they may choose to do one of these. If
 # this save is made as a Glancing Hit, they must choose to do two - if they fail, all three".
-@pytest.mark.parametrize(("save", "extra", "moved", "dropped", "prone"), [
-    (18, [], True, False, False),      # 18 + 2 = 20: made cleanly, one of the three
-    (13, [1], True, True, False),      # 15: made as a Glancing Hit (by less than 3), two
-    (4, [1], True, True, True),        # 6: failed, all three
+@pytest.mark.parametrize(("save", "answer", "extra", "moved", "dropped", "prone"), [
+    (18, "move", [1], True, False, False),         # 18 + 2 = 20: made cleanly, one of three
+    (18, "prone", [], False, False, True),         # ... and the GM picks which one
+    (13, "move+drop", [1, 1], True, True, False),  # 15: made as a Glancing Hit (by < 3), two
+    (13, "drop+prone", [1], False, True, True),
+    (4, None, [1, 1], True, True, True),           # 6: failed, all three (nothing to choose)
 ])
-def test_slip_takes_one_two_or_three(registry: Registry, save: int, extra: list[int],
-                                     moved: bool, dropped: bool, prone: bool) -> None:
-    # Ana; her save; direction 1 (north, one 5-foot cell); then which held item.
-    ref, _ = start_with_event(registry, [18, 1, save, 1, *extra])
+def test_slip_takes_one_two_or_three(registry: Registry, save: int, answer: str | None,
+                                     extra: list[int], moved: bool, dropped: bool,
+                                     prone: bool) -> None:
+    # Ana; her save; the GM's answer; then direction 1 (north, one 5-foot cell), which item.
+    if answer is None:
+        ref, _ = start_with_event(registry, [18, 1, save, *extra])
+    else:
+        ref, out = start_with_event(registry, [18, 1, save])
+        assert any("The GM chooses (" in line for line in out)
+        offered = [o.detail for o in rules_of(registry).actions_for(ref.state, "bo")
+                   if o.key == "choose"]
+        assert offered == (["move", "drop", "prone"] if save == 18
+                           else ["move+drop", "move+prone", "drop+prone"])
+        run(ref, Act("bo", "choose", detail=answer), extra)
     ana = ref.state.tokens["ana"]
     assert ((ana.x, ana.y) == (5, 4)) is moved
     assert bool(ana.values.get("dropped")) is dropped
@@ -310,10 +360,16 @@ def test_slip_takes_one_two_or_three(registry: Registry, save: int, extra: list[
 
 
 def test_slip_with_empty_hands_counts_the_drop_as_taken(registry: Registry) -> None:
-    # Cy holds nothing, so made as a Glancing Hit he only slides (the drop costs nothing).
-    ref, out = start_with_event(registry, [18, 3, 14, 3])
+    # Cy holds nothing; made as a Glancing Hit he must choose two. Nobody answers, so the
+    # default takes the drop that costs him nothing, and he only slides (east, die 3).
+    ref, out = start_with_event(registry, [18, 3, 14])
+    assert any("Cy made the save as a Glancing Hit and must choose two" in line
+               for line in out)
+    out = run(ref, EndTurn(), [3])
     cy = ref.state.tokens["cy"]
     assert (cy.x, "prone" in cy.conditions) == (16, False)
+    assert "Slip: no choice was given, so by default: moved 5 ft, drops a held item " \
+        "(nothing happens)" in out
     assert "Cy slips: moved 5 ft" in out
 
 

@@ -52,7 +52,8 @@ def test_the_demo_plays_three_rounds_the_same_way_twice(
 def test_the_demo_file_checks(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(DEMO)]) == 0
     out = capsys.readouterr().out
-    assert "ruleset speed_rank" in out and "9 tokens" in out and "30×20 m" in out
+    # 30×20 five-foot squares.
+    assert "ruleset speed_rank" in out and "9 tokens" in out and "150×100 ft" in out
 
 
 def test_the_data_follows_the_seed(registry: Registry) -> None:
@@ -84,3 +85,11 @@ def test_every_combat_event_the_data_may_name_has_a_rule(registry: Registry) -> 
     package = type(rules_of(registry)).__module__.rpartition(".")[0]
     data, table = sys.modules[f"{package}.data"], sys.modules[f"{package}.events_table"]
     assert set(table.HANDLERS) == set(get_args(data.EventKey))
+
+
+def test_measure_counts_feet_on_five_foot_squares(capsys: pytest.CaptureFixture[str]) -> None:
+    # [grid] unit = "ft", cell_size = 5: "moved 5 feet" is one square; diagonals 5, 10, 5 ft.
+    assert main(["measure", "--ruleset", "speed_rank", "0,0", "6,0"]) == 0
+    assert main(["measure", "--ruleset", "speed_rank", "0,0", "3,3"]) == 0
+    assert main(["measure", "--ruleset", "action_pool", "0,0", "6,0"]) == 0
+    assert capsys.readouterr().out == "30 ft\n20 ft\n6 m\n"

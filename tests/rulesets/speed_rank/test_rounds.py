@@ -92,7 +92,7 @@ def test_reach_counts_edge_to_edge(registry: Registry) -> None:
     assert rules.reach(state, state.tokens["mage"]) == 1  # fists
     run(ref, StartCombat(), [3, 4, 6])
     to_phase(ref, "1", "Players")
-    run(ref, Attack("hero", "red"), [1])  # 2 m away, within the spear's reach
+    run(ref, Attack("hero", "red"), [1])  # 10 ft away, within the spear's reach
 
 
 def test_spell_speed_is_added_to_the_fast_phase(registry: Registry) -> None:
@@ -105,7 +105,7 @@ def test_spell_speed_is_added_to_the_fast_phase(registry: Registry) -> None:
     with pytest.raises(RuleError, match="Mage is casting Fireball through phase 3"):
         run(ref, Move("mage", ((2, 8),)))
     to_phase(ref, "3", "Blue Company")
-    # Phase 3, the Players' turn: everyone within 1 m of Blue, the Hero too (a fireball does
+    # Phase 3, the Players' turn: everyone within 5 ft of Blue, the Hero too (a fireball does
     # not choose sides). Each saves vs. Spell (15) for half: Red 3, Hero 20, Blue 3.
     out = run(ref, EndTurn(), [3, 1, 1, 1, 20, 2, 2, 2, 3, 6, 6, 6])
     assert "Mage's Fireball takes effect" in out
@@ -210,9 +210,10 @@ def test_actions_for_explains_what_is_not_possible(registry: Registry) -> None:
     run(ref, StartCombat(), [3, 4, 6])
     mage = {o.key: o for o in rules.actions_for(ref.state, "mage")}
     assert mage["cast"].enabled and mage["cast"].target == "token"
-    # Elf, Dexterity 16: base speed -2, but fists (speed -1) are slower than that.
-    assert "before phase -1 (Very Fast): base speed -2" in mage["attack"].reason
-    assert mage["attack"].reason.endswith("fists speed -1")
+    hero = {o.key: o for o in rules.actions_for(ref.state, "hero")}
+    # Human, Dexterity 18: base speed -1; the spear (speed 1) less the same +1 is 0.
+    assert "before phase 0 (Fast): base speed -1" in hero["attack"].reason
+    assert hero["attack"].reason.endswith("spear speed 0 (1, Dexterity +1)")
     assert mage["end_turn"].enabled
 
 
