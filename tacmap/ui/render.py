@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from tacmap.engine.ruleset import Ruleset
@@ -41,4 +42,6 @@ def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | N
     # The stubs ask for bytes, the binding accepts only str: trust the binding.
     if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
         raise OSError(f"cannot write {out}")
+    for problem in scene.problems:  # an image not drawn is named, as the window names it
+        print(f"tacmap: {problem}", file=sys.stderr)
     return w, h

@@ -164,6 +164,7 @@ class MainWindow(QMainWindow):
         self.files.attach(session)
         self.scene = MapScene(session.referee.state, session.referee.ruleset,
                               session.image_folder)
+        self._told_images: set[str] = set()
         self.view = MapView(self.scene, session.referee)
         self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.view.token_clicked.connect(self.combat.token_clicked)
@@ -181,9 +182,7 @@ class MainWindow(QMainWindow):
         self.log_panel.show_log(session.referee.state, session.referee.log)
         self.roster_panel.refresh()
         self.refresh()
-        if self.scene.missing:
-            self.statusBar().showMessage(
-                f"Could not read {', '.join(sorted(self.scene.missing))}: drawn without it", 15000)
+        self.show_image_problems()
         # Rasterise the walls once the window is up, so the first drag does not stall.
         QTimer.singleShot(0, self._warm_walls)
         self.view.fit()
@@ -203,10 +202,20 @@ class MainWindow(QMainWindow):
         if change == "execute" and entry is not None:
             self.combat.executed(entry)  # floats over the tokens just redrawn
 
+    def show_image_problems(self) -> None:
+        """Name in the status bar each image not drawn (unreadable or too large), once."""
+        problems = self.scene.problems
+        new = [p for p in problems if p not in self._told_images]
+        if new:
+            self._told_images.update(new)
+            text = "; ".join(new)
+            self.statusBar().showMessage(text[0].upper() + text[1:], 15000)
+
     def refresh(self) -> None:
         """Redraw the map, the panels, the player view and the menus' ticks from the state."""
         state, ruleset = self.session.referee.state, self.session.referee.ruleset
         self.scene.sync(state)
+        self.show_image_problems()
         if self.actor is not None and self.actor not in state.tokens:
             self.actor = None
         order = ruleset.turn_order(state)

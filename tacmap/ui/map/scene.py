@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import math
-import urllib.parse
 from pathlib import Path
 
 from tacmap.engine import grid
 from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.ui.images import MAP_PIXELS, PORTRAIT_PIXELS, ImageCache, describe
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
@@ -113,6 +112,8 @@ class MapScene(QGraphicsScene):
         self.overview = False
         #: Images the encounter names that could not be read.
         self.missing: set[str] = set()
+        #: Every image decoded, once each (by name and pixel limit).
+        self.images_cache = ImageCache()
         self._image_key: tuple[object, ...] | None = None
         self._walls_key: object = None
         self._labels_key: object = None
@@ -216,31 +217,27 @@ class MapScene(QGraphicsScene):
             self.items_by_id[tid].set_label_faded(True)
         self._faded = hit
 
-    def picture(self, name: str | None) -> QPixmap:
+    def picture(self, name: str | None, max_pixels: int = MAP_PIXELS,
+                what: str | None = None) -> QPixmap:
         """An image the encounter names: a file in its image folder or a ``data:`` URI.
 
-        One that cannot be read is noted in ``missing`` (the window says so) and
-        comes back empty; nothing else is drawn in its place.
+        Each distinct image is decoded once, and only within ``max_pixels``. One
+        that cannot be read or is too large is noted in ``missing`` (its name) and
+        ``problems`` (a sentence the window shows) and comes back empty; nothing
+        else is drawn in its place.
         """
-        pix = QPixmap()
-        if not name:
-            return pix
-        if name.startswith("data:"):
-            head, _, body = name.partition(",")
-            try:
-                data = base64.b64decode(body, validate=True) if head.endswith(";base64") \
-                    else urllib.parse.unquote_to_bytes(body)
-            except ValueError:
-                data = b""
-            pix.loadFromData(data)
-        elif self.images is not None:
-            pix = QPixmap(str(self.images / name))
-        if pix.isNull() and (self.images is not None or name.startswith("data:")):
-            self.missing.add(name if not name.startswith("data:") else "an embedded image")
+        pix = self.images_cache.get(name, self.images, max_pixels, what)
+        if name and pix.isNull() and (self.images is not None or name.startswith("data:")):
+            self.missing.add(describe(name))
         return pix
 
+    @property
+    def problems(self) -> list[str]:
+        """One sentence per image not drawn (unreadable or over its pixel limit)."""
+        return self.images_cache.messages()
+
     def _portrait(self, look: TokenLook) -> QPixmap | None:
-        pix = self.picture(look.image)
+        pix = self.picture(look.image, PORTRAIT_PIXELS, f"the portrait of {look.name}")
         return None if pix.isNull() else pix
 
     def _sync_image(self, state: Encounter) -> None:
@@ -249,7 +246,7 @@ class MapScene(QGraphicsScene):
         if key == self._image_key:
             return
         self._image_key = key
-        self.image_item.setPixmap(self.picture(m.image))
+        self.image_item.setPixmap(self.picture(m.image, MAP_PIXELS, map_label(m.image)))
         self.image_item.setPos(m.image_offset[0] * CELL, m.image_offset[1] * CELL)
         self.image_item.setScale(m.image_scale * CELL)
 
@@ -419,3 +416,8 @@ def place_labels(current: list[TokenLook]) -> dict[str, tuple[bool, bool]]:
         take(look.y if above else look.y + look.size, a, b, look.id, "tag")
         out[look.id] = (above, full)
     return out
+
+
+def map_label(name: str | None) -> str:
+    """The map image, as the GM is told of it."""
+    return "the map image" if not name or name.startswith("data:") else f"the map image {name}"
