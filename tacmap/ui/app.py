@@ -11,6 +11,7 @@ from tacmap.engine.ruleset import Registry
 from tacmap.ui.ask import ask_dialog
 from tacmap.ui.demos import demo_path
 from tacmap.ui.help import app_icon
+from tacmap.ui.plain import message_box
 from tacmap.ui.qt import QApplication, QMessageBox
 from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 from tacmap.ui.window import MainWindow
@@ -60,7 +61,7 @@ def has_screen() -> bool:
 
 def refusal_box(sentence: str) -> QMessageBox:
     """The dialog that says why tacmap could not open (built, not shown)."""
-    box = QMessageBox(QMessageBox.Icon.Critical, "tacmap could not open the encounter",
+    box = message_box(QMessageBox.Icon.Critical, "tacmap could not open the encounter",
                       sentence, QMessageBox.StandardButton.Close)
     box.setObjectName("open-refused")
     return box

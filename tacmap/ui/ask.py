@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.engine.errors import RuleError
+from tacmap.ui.plain import message_box
 from tacmap.ui.qt import (
     QDialog,
     QDialogButtonBox,
@@ -41,13 +42,18 @@ AskImage = Callable[[], "Path | None"]
 
 def ask_dialog(question: str) -> bool:
     """A Yes/No question in a dialog of its own (before any window exists)."""
-    answer = QMessageBox.question(None, "tacmap", question)
-    return bool(answer == QMessageBox.StandardButton.Yes)
+    return bool(_yes_no(None, question))
+
+
+def _yes_no(parent: QWidget | None, question: str) -> bool:
+    box = message_box(QMessageBox.Icon.Question, "tacmap", question,
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 def save_first_dialog(question: str) -> bool | None:
     """Save / Discard / Cancel: True to save, False to discard, None to stay."""
-    box = QMessageBox(QMessageBox.Icon.Question, "tacmap", question,
+    box = message_box(QMessageBox.Icon.Question, "tacmap", question,
                       QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                       | QMessageBox.StandardButton.Cancel)
     answer = box.exec()
@@ -75,12 +81,12 @@ class Dialogs:
 
     def ask(self, question: str) -> bool:
         """Yes/No."""
-        answer = QMessageBox.question(self.parent, "tacmap", question)
-        return answer == QMessageBox.StandardButton.Yes
+        return _yes_no(self.parent, question)
 
     def tell(self, text: str) -> None:
         """A warning with OK."""
-        QMessageBox.warning(self.parent, "tacmap", text)
+        message_box(QMessageBox.Icon.Warning, "tacmap", text,
+                    QMessageBox.StandardButton.Ok, self.parent).exec()
 
     def dice(self, count: int, sides: int, why: str) -> list[int]:
         """The faces of physical dice; RuleError (nothing happens) when none are typed."""

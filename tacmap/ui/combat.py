@@ -20,6 +20,7 @@ from tacmap.engine.views import ActionOption, Preview
 from tacmap.ui.host import Host
 from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
+from tacmap.ui.plain import tip
 from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, Qt, QWidget, Signal
 
 #: Colours of the notes floated over tokens.
@@ -225,7 +226,7 @@ class Combat:
             for option in self.aimed_options(actor, token_id):
                 action = menu.addAction(f"{state.tokens[actor].name}: {option.label}")
                 action.setEnabled(option.enabled)
-                action.setToolTip(option.reason)
+                action.setToolTip(tip(option.reason))
                 action.triggered.connect(
                     lambda _=False, o=option: self.aim(actor, token_id, o))
         return menu

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 import pyqtgraph as pg
 
 from tacmap.engine.views import Odds, Preview
+from tacmap.ui import plain
+from tacmap.ui.plain import esc
 from tacmap.ui.qt import (
     QComboBox,
     QDialog,
@@ -20,6 +22,7 @@ from tacmap.ui.qt import (
     QFont,
     QFormLayout,
     QLabel,
+    Qt,
     QVBoxLayout,
     QWidget,
 )
@@ -48,7 +51,7 @@ class OddsCard(QDialog):
         self.target = target
         self.repreview = repreview
         layout = QVBoxLayout(self)
-        head = QLabel(title)
+        head = plain.label(title)
         font = QFont(head.font())
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.2)
@@ -69,6 +72,7 @@ class OddsCard(QDialog):
                 self.choice_boxes.append(box)
             layout.addLayout(form)
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # user text is escaped
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.plot: pg.PlotWidget | None = None
@@ -99,7 +103,7 @@ class OddsCard(QDialog):
         self.preview = preview
         odds = preview.odds
         if not preview.legal:
-            text = f"Not allowed: {preview.reason}"
+            text = esc(f"Not allowed: {preview.reason}")
         elif odds is None:
             text = "No dice decide this: it simply happens."
         else:
@@ -107,11 +111,11 @@ class OddsCard(QDialog):
             if odds.damage:
                 lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
                              f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
-            lines.append(f"Chance {self.target} drops: <b>{percent(odds.drop)}</b>")
-            lines += [f"{label}: <b>{percent(p)}</b>" for label, p in odds.chances]
-            lines += [f"<small>{line}</small>" for line in odds.lines]
+            lines.append(f"Chance {esc(self.target)} drops: <b>{percent(odds.drop)}</b>")
+            lines += [f"{esc(label)}: <b>{percent(p)}</b>" for label, p in odds.chances]
+            lines += [f"<small>{esc(line)}</small>" for line in odds.lines]
             if self.choice_boxes:
-                lines += [f"<small>{note}</small>" for note in preview.notes]
+                lines += [f"<small>{esc(note)}</small>" for note in preview.notes]
             text = "<br>".join(lines)
         self.summary.setText(text)
         # Drawn afresh for each preview: a changed choice changes every number.
@@ -137,8 +141,9 @@ class OddsCard(QDialog):
         if odds is not None and odds.spreads and preview.legal:
             keys = "&nbsp;&nbsp;".join(
                 f'<span style="color:{SPREAD_COLOURS[i % len(SPREAD_COLOURS)]}">■</span> '
-                f"{s.label}" for i, s in enumerate(odds.spreads))
+                f"{esc(s.label)}" for i, s in enumerate(odds.spreads))
             key_label = QLabel(keys)
+            key_label.setTextFormat(Qt.TextFormat.RichText)
             key_label.setWordWrap(True)
             self.plot_layout.addWidget(key_label)
             self.spread_plot = self._spreads(odds)

@@ -78,8 +78,13 @@ class RosterActions:
             return
         try:
             n = roster.import_json(path)
-        except InputError as err:
+        except (InputError, OSError) as err:
             self.host.error(str(err))
+            return
+        except (UnicodeError, ValueError):
+            # Text no file can hold (a lone surrogate): the roster is left as it was.
+            self.host.error(f"{path}: cannot import: it holds text that is not valid "
+                            "UTF-8 (such as a lone surrogate); nothing was added")
             return
         self.panel.refresh()
         self.host.statusBar().showMessage(f"{n} combatants imported", 5000)

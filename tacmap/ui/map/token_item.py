@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tacmap.ui.map.look import TokenLook
+from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
     QBrush,
     QColor,
@@ -120,7 +121,7 @@ class TokenItem(QGraphicsItem):
         self._shape = QPainterPath()
         self._shape.addRect(QRectF(0, 0, edge, edge))
         self.setPos(self.look.x * CELL, self.look.y * CELL)
-        self.setToolTip(self.look.tooltip)
+        self.setToolTip(tip(self.look.tooltip))
         self.setOpacity(HIDDEN_OPACITY if self.look.hidden else 1.0)
         self.setZValue(12 if self.look.active else 9 if self.look.down else 10)
 

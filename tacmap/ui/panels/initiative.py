@@ -9,6 +9,7 @@ from tacmap.engine.options import command_for
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import ActionOption, TurnOrder
 from tacmap.ui.map.look import side_colours
+from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
     QAbstractItemView,
     QColor,
@@ -76,6 +77,7 @@ class InitiativePanel(QWidget):
         self.act = act
         self.player = player
         self.title = QLabel("Before combat")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         font = QFont(self.title.font())
         font.setBold(True)
         font.setPointSizeF(PLAYER_TITLE_PT if player else font.pointSizeF() * 1.15)
@@ -173,7 +175,7 @@ class InitiativePanel(QWidget):
                 option.target, "")
             button = QPushButton(text)
             button.setEnabled(option.enabled)
-            button.setToolTip(option.reason if not option.enabled else
+            button.setToolTip(tip(option.reason) if not option.enabled else
                               "then click its target on the map" if option.target == "token"
                               else "")
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import Timeline
 from tacmap.ui.map.look import side_colours
+from tacmap.ui.plain import esc
 from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
 
 
@@ -87,8 +88,10 @@ class TimelinePanel(QWidget):
             self.bars.append((item.actor, item.start, item.end, y))
         struck = [i for i in items if i.struck]
         if struck:
-            lines = [f"✗ <s>{state.tokens[i.actor].name if i.actor in state.tokens else i.actor}"
-                     f": {i.label}</s> — {i.struck}" for i in struck]
+            who = {i.actor: state.tokens[i.actor].name if i.actor in state.tokens else i.actor
+                     for i in struck}
+            lines = [f"✗ <s>{esc(who[i.actor])}: {esc(i.label)}</s> — {esc(i.struck)}"
+                     for i in struck]
             self.struck.setText("<span style='color:#8b1a1a'>Struck out: "
                                 + "<br>".join(lines) + "</span>")
             self.struck.setVisible(True)
