@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"tacmap {__version__}")
     p.add_argument("--rulesets-dir", action="append", default=[], metavar="DIR",
                    help="also load rulesets from DIR (repeatable); a ruleset is code")
+    p.add_argument("--trust-rulesets", action="store_true",
+                   help="run those folders' code without asking (for scripts); the window "
+                        "otherwise asks once per folder and content, the other commands "
+                        "print a warning and run it")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     sub.add_parser("rulesets", help="list the rulesets: id, name, version")
@@ -131,6 +135,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     registry = Registry(args.rulesets_dir)
     if args.command in (None, "open"):
         from tacmap.ui.app import run
+
+        if not args.trust_rulesets:
+            from tacmap.ui.ask import ask_dialog
+            from tacmap.ui.trust import window_trust
+
+            registry.trust = window_trust(ask_dialog)
 
         return run(registry, Path(args.file) if args.command == "open" else None)
     if args.command == "render":

@@ -11,6 +11,7 @@ plugin, and the registry says so before loading it.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -364,8 +365,12 @@ class Registry:
     """The rulesets this app can use, by id; rules.py is imported on first use."""
 
     def __init__(self, extra: Iterable[str | Path] = (),
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None,
+                 trust: Callable[[Manifest], bool] | None = None) -> None:
         self.manifests: dict[str, Manifest] = {}
+        #: Asked before a user's ruleset folder runs its rules.py (None: run it, with the
+        #: warning). The window asks the GM once per folder and content hash.
+        self.trust = trust
         self._loaded: dict[str, Ruleset] = {}
         self._warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
         for root in builtin_folders():
@@ -401,9 +406,30 @@ class Registry:
             raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known})")
         if not manifest.builtin:
             self._warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
+            if self.trust is not None and not self.trust(manifest):
+                raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not "
+                                 "trusted, so its rules.py was not run")
         ruleset = _load_rules(manifest)
         self._loaded[ruleset_id] = ruleset
         return ruleset
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over a ruleset folder's files (names and bytes; caches left out).
+
+    A trusted folder whose code or data changes is asked about again.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()
+                       and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo")):
+        rel = path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
+        digest.update(len(rel).to_bytes(8, "big") + rel)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\xff unreadable"
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 def read_manifest(path: Path, builtin: bool = True) -> Manifest:
@@ -415,6 +441,12 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
     for key in ("id", "name", "version", "api"):
         if key not in data:
             raise InputError(f"{path}: missing {key!r}")
+    for key, kind, said in (("id", str, "a string"), ("name", str, "a string"),
+                            ("version", str | int | float, "a string"),
+                            ("api", int, "an integer"), ("grid", dict, "a table ([grid])")):
+        value = data.get(key)
+        if key in data and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise InputError(f"{path}: {key}: expected {said}, got {value!r}")
     if data["id"] != path.parent.name:
         raise InputError(f"{path}: id {data['id']!r} must match its folder name")
     if data["api"] != API_VERSION:

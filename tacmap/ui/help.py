@@ -155,7 +155,8 @@ without saving, it offers to restore the autosave when you open that encounter a
 <li><b>Your own rulesets</b>: start tacmap with <code>--rulesets-dir DIR</code>, or set
 <code>{ENV_VAR}</code> to folders separated by <code>{escape(os.pathsep)}</code>
 ({user_rulesets}). A ruleset folder is code, like a plugin: load only folders you
-trust.</li>
+trust. The window asks once per folder and content (again when its files change);
+<code>--trust-rulesets</code> runs them without asking, for scripts.</li>
 <li>The environment variable <code>TACMAP_HOME</code> moves the autosave folder and the
 recent list elsewhere.</li>
 </ul>
