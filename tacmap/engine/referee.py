@@ -208,7 +208,11 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         ctx.emit(HpChanged(token.id, token.hp, cmd.hp, "GM"))
     elif isinstance(cmd, SetValue):
         token = state.token(cmd.token)
-        ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), cmd.value, "GM"))
+        try:  # as a script line is read: numbers in range, not nested too deeply
+            value = freeze(cmd.value, "value")
+        except InputError as err:
+            raise RuleError(str(err)) from None
+        ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), value, "GM"))
     elif isinstance(cmd, SetCondition):
         token = state.token(cmd.token)
         has = cmd.condition in token.conditions

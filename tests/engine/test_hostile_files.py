@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import signal
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,7 @@ import pytest
 
 from tacmap.cli import MAX_MESSAGE, main
 from tacmap.engine import records, storage
-from tacmap.engine.commands import RenameEncounter
+from tacmap.engine.commands import RenameEncounter, SetValue
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.referee import Referee
 from tacmap.engine.roster import Roster
@@ -299,3 +303,53 @@ def test_a_refused_huge_command_is_not_echoed_whole(
     err = refused(capsys, "play", str(DEMO), "--script", str(s))
     assert len(err) <= len("tacmap: ") + MAX_MESSAGE + 1
     assert "unknown command type 'xxxx" in err and "characters)" in err
+
+
+_SAVER = """
+import sys
+from tacmap.engine import storage
+from tacmap.engine.ruleset import Registry
+path = sys.argv[1]
+loaded = storage.load(path, Registry())
+state = loaded.state
+print("ready", flush=True)
+n = 0
+while True:
+    n += 1
+    state.name = "Saved %d" % n
+    storage.save(path, state, loaded.log)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kill -9 is POSIX")
+def test_kill_9_during_saves_leaves_the_old_or_new_file_and_no_temp_files(
+        tmp_path: Path, registry: Registry) -> None:
+    path = tmp_path / "f.tacmap"
+    path.write_bytes(DEMO.read_bytes())
+    path.chmod(0o644)
+    rng = random.Random(17)
+    for _ in range(8):
+        child = subprocess.Popen([sys.executable, "-c", _SAVER, str(path)],
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.01, 0.15))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        name = storage.load(path, registry).state.name
+        assert name.startswith("Saved ") or name == "Ambush at the Old Toll Gate"
+        storage.load(path.with_name("f.tacmap.bak"), registry)
+    loaded = storage.load(path, registry)
+    storage.save(path, loaded.state, loaded.log)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.tacmap", "f.tacmap.bak"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_value_nested_400_deep_from_the_window_is_refused(registry: Registry) -> None:
+    state = skirmish_state()
+    ref = Referee(state, registry.get(state.ruleset))
+    with pytest.raises(RuleError, match="value: the value is nested too deeply"):
+        ref.execute(SetValue("ana", "k", _nested(400)))
+    ref.execute(SetValue("ana", "k", [1, [2]]))
+    assert ref.state.tokens["ana"].values["k"] == (1, (2,))
+    assert ref.initial_state() == skirmish_state()
