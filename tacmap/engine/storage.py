@@ -25,7 +25,7 @@ import msgspec
 from tacmap.engine import records
 from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
-from tacmap.engine.events import Event
+from tacmap.engine.events import Event, TokenAdded, TokenEdited, TokenMoved, WallsChanged
 from tacmap.engine.geometry import wall_problem
 from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry
@@ -71,7 +71,11 @@ class Loaded:
     """Folder (relative to the file) that image paths are relative to."""
 
 
-def check_state(state: Encounter, where: str = "encounter") -> None:
+#: Events that put a token or a wall somewhere: after them the map is checked again.
+_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged}
+
+
+def check_state(state: Encounter, where: str = "encounter", walls: bool = True) -> None:
     """Refuse a state no command could have made: the one check for every state read in.
 
     Tokens stand on the map and walls lie on it, as the referee demands of the
@@ -83,7 +87,7 @@ def check_state(state: Encounter, where: str = "encounter") -> None:
         if not (0 <= token.x <= m.width - token.size and 0 <= token.y <= m.height - token.size):
             raise InputError(f"{where}.tokens[{i}]: {token.name or token.id} at "
                              f"({token.x},{token.y}) stands off the {m.width}×{m.height} map")
-    for i, wall in enumerate(m.walls):
+    for i, wall in enumerate(m.walls if walls else ()):
         problem = wall_problem(wall, m.width, m.height)
         if problem:
             raise InputError(f"{where}.map.walls[{i}]: {problem}")
@@ -118,6 +122,14 @@ def verify(loaded: Loaded) -> None:
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
                              f"({err})") from None
+        # Undo and redo reach every state on the way: each must be one a command could make.
+        placed = {type(e) for e in entry.events} & _PLACING
+        if placed and n < len(entries):
+            try:
+                check_state(state, "the map", walls=WallsChanged in placed)
+            except InputError as err:
+                raise InputError(f"log entry {n} gives a map no command could make: {err}") \
+                    from None
     if state != loaded.state:
         raise InputError("replaying the log does not give the saved map")
 

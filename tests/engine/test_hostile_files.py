@@ -353,3 +353,19 @@ def test_a_value_nested_400_deep_from_the_window_is_refused(registry: Registry) 
     ref.execute(SetValue("ana", "k", [1, [2]]))
     assert ref.state.tokens["ana"].values["k"] == (1, (2,))
     assert ref.initial_state() == skirmish_state()
+
+
+def test_check_refuses_a_log_that_passes_through_a_far_away_cell(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, registry: Registry) -> None:
+    """Undo and redo visit every state of the log, not only its ends."""
+    def there_and_back(d: dict[str, Any]) -> None:
+        token = d["encounter"]["tokens"][0]
+        here, far = [token["x"], token["y"]], [10**9, 10**9]
+        d["log"] = [{"command": {"type": "free_move", "token": token["id"], "to": a},
+                     "events": [{"type": "token_moved", "token": token["id"], "path": [b, a],
+                                 "cost": 0.0}]} for b, a in ((here, far), (far, here))]
+    path = hostile(tmp_path, there_and_back)
+    storage.verify(storage.load(DEMO, registry))
+    err = refused(capsys, "check", str(path))
+    assert "log entry 1 gives a map no command could make" in err
+    assert "stands off the 30×20 map" in err
