@@ -114,10 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(parser, args)
     except UsageError as err:
         print(parser.format_usage().rstrip(), file=sys.stderr)
-        print(f"tacmap: {err}", file=sys.stderr)
+        print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
         return 2
     except (InputError, RuleError) as err:
-        print(f"tacmap: {err}", file=sys.stderr)
+        print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -129,6 +129,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tacmap: internal error ({type(err).__name__}: {err}); "
               "set TACMAP_DEBUG=1 for details", file=sys.stderr)
         return 1
+
+
+#: Longest message printed to stderr, in characters: a refused command a megabyte long
+#: is named by its start, not echoed whole.
+MAX_MESSAGE = 500
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line, cut to ``MAX_MESSAGE`` characters (printable on any terminal)."""
+    text = " ".join(message.split())
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) > MAX_MESSAGE:
+        tail = f"… ({len(message):,} characters)"
+        text = text[:MAX_MESSAGE - len(tail)] + tail
+    return text
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -202,11 +217,17 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_seed(seed: int) -> None:
+    """A seed the file can hold (``new`` and ``play`` alike: what is written reads back)."""
+    if not 0 <= seed <= LIMIT:
+        raise UsageError(f"--seed must be 0 to {LIMIT:,}")
+
+
 def _new(registry: Registry, args: argparse.Namespace) -> int:
     ruleset = registry.get(args.ruleset)
     path = Path(args.file)
-    if args.seed is not None and not 0 <= args.seed <= LIMIT:
-        raise UsageError(f"--seed must be 0 to {LIMIT:,}")
+    if args.seed is not None:
+        _check_seed(args.seed)
     if path.exists() and not args.force:
         raise InputError(f"{path} already exists; pick another name or add --force")
     try:
@@ -251,6 +272,7 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
     loaded = storage.load(args.file, registry)
     state = loaded.state
     if args.seed is not None:
+        _check_seed(args.seed)
         state.seed = args.seed
     commands = read_script(args.script)
     dice: DiceSource | None = None

@@ -232,6 +232,8 @@ def decode(raw: bytes | str | memoryview, kind: Any, where: str = "") -> Any:
         raise InputError(_at(where, json_problem(err, raw))) from None
     except RecursionError:
         raise InputError(_at(where, "the data is nested too deeply")) from None
+    except UnicodeError as err:
+        raise InputError(_at(where, unicode_problem(err))) from None
     return _fix(kind, value, where)
 
 
@@ -266,19 +268,60 @@ def parse(raw: bytes | str | memoryview) -> Any:
         raise InputError(json_problem(err, raw)) from None
     except RecursionError:
         raise InputError("the JSON is nested too deeply") from None
+    except UnicodeError as err:
+        raise InputError(unicode_problem(err)) from None
+
+
+def unicode_problem(err: UnicodeError) -> str:
+    """A sentence for text that is not Unicode: bytes that are not UTF-8, or a lone surrogate."""
+    if isinstance(err, UnicodeEncodeError):
+        return _LONE.format(f"\\u{ord(err.object[err.start]):04x}")
+    if isinstance(err, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {err.start})"
+    return f"not Unicode text ({err})"
 
 
 def _shown(raw: bytes | str | memoryview) -> Any:
     """The text as plain values, to show a bad value in a sentence (MISSING if unreadable)."""
     try:
         return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
         return MISSING
+
+
+_LONE = "text holds a lone surrogate ({}), which is not a character: remove it"
+_SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _lone_surrogate(data: bytes) -> str | None:
+    """The first ``\\uD800``-style escape in JSON text that is half a pair, or None."""
+    for m in _SURROGATE.finditer(data):
+        code = int(m.group(2), 16)
+        after = data[m.end():m.end() + 6]
+        if code < 0xDC00 and re.fullmatch(rb"\\u[dD][c-fC-F][0-9a-fA-F]{2}", after):
+            continue  # a high half followed by a low half: a real character
+        if code >= 0xDC00:
+            before = data[max(0, m.start(2) - 8):m.start(2) - 2]
+            if re.fullmatch(rb"\\u[dD][89abAB][0-9a-fA-F]{2}", before):
+                continue
+        return f"\\u{m.group(2).decode().lower()}"
+    return None
+
+
+def check_text(value: str, where: str = "") -> None:
+    """Refuse text that cannot be saved: a lone surrogate is no character (one sentence)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as bad:
+        raise InputError(_at(where, _LONE.format(f"\\u{ord(value[bad.start]):04x}"))) from None
 
 
 def json_problem(err: msgspec.DecodeError, raw: bytes | str | memoryview) -> str:
     """What is wrong with text that is not JSON, as a sentence with line and column."""
-    data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    try:
+        data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    except UnicodeEncodeError as bad:
+        return _LONE.format(f"\\u{ord(bad.object[bad.start]):04x}")
     if not data.strip():
         return "the file is empty"
     try:
@@ -286,6 +329,10 @@ def json_problem(err: msgspec.DecodeError, raw: bytes | str | memoryview) -> str
     except UnicodeDecodeError as bad:
         return f"not UTF-8 text (byte {bad.start})"
     message = str(err)
+    if "surrogate" in message or "truncated" in message:
+        lone = _lone_surrogate(data)
+        if lone is not None:
+            return _LONE.format(lone)
     if "truncated" in message:
         return "the file ends too early: it looks truncated"
     found = re.search(r"\(byte (\d+)\)", message)

@@ -18,6 +18,7 @@ from typing import Literal
 
 import msgspec
 
+from tacmap.engine import records
 from tacmap.engine.commands import (
     AddToken,
     Command,
@@ -192,6 +193,10 @@ def rejudge(state: Encounter, ruleset: Ruleset, commands: Iterable[Command]) -> 
 def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     """GM overrides: applied as asked, checked only for sense, never for the rules."""
     state = ctx.state
+    try:
+        records.encode(cmd)  # the text a GM types must be text a file can hold
+    except UnicodeEncodeError as err:
+        raise RuleError(records.unicode_problem(err)) from None
     if isinstance(cmd, FreeMove):
         token = state.token(cmd.token)
         x, y = cmd.to
@@ -203,7 +208,11 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         ctx.emit(HpChanged(token.id, token.hp, cmd.hp, "GM"))
     elif isinstance(cmd, SetValue):
         token = state.token(cmd.token)
-        ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), cmd.value, "GM"))
+        try:  # as a script line is read: numbers in range, not nested too deeply
+            value = freeze(cmd.value, "value")
+        except InputError as err:
+            raise RuleError(str(err)) from None
+        ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), value, "GM"))
     elif isinstance(cmd, SetCondition):
         token = state.token(cmd.token)
         has = cmd.condition in token.conditions

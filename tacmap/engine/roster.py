@@ -427,6 +427,9 @@ def _token_text(token: Token) -> str:
         return records.encode(token).decode()
     except (TypeError, InputError) as err:
         raise InputError(f"token {token.id!r} cannot be kept in the roster ({err})") from None
+    except UnicodeEncodeError as err:
+        raise InputError(f"token {token.id.encode('utf-8', 'replace').decode()!r} cannot be "
+                         f"kept in the roster ({records.unicode_problem(err)})") from None
 
 
 def _reason(err: BaseException) -> str:

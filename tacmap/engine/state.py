@@ -161,10 +161,24 @@ class Encounter(MutableRecord, tag="encounter"):
 
 
 def check_image_path(value: str, where: str) -> None:
-    """Refuse an image path that is absolute or climbs out of its folder."""
-    if value.startswith("data:"):
-        return
-    posix, win = PurePosixPath(value), PureWindowsPath(value)
-    if not value or posix.is_absolute() or win.is_absolute() or win.drive \
-            or ".." in posix.parts or ".." in win.parts:
+    """Refuse an image path that is absolute or climbs out of its folder.
+
+    A ``data:`` URI is the image itself, not a path: it is let through.
+    """
+    if not value.startswith("data:") and _escapes(value):
         raise InputError(f"{where}: image path {value!r} escapes the encounter's image folder")
+
+
+def check_folder_path(value: str, where: str) -> None:
+    """Refuse an image folder name that is absolute or climbs out of the file's folder.
+
+    No ``data:`` shortcut here: a folder name is always a path.
+    """
+    if _escapes(value):
+        raise InputError(f"{where}: folder {value!r} escapes the encounter's folder")
+
+
+def _escapes(value: str) -> bool:
+    posix, win = PurePosixPath(value), PureWindowsPath(value)
+    return not value or posix.is_absolute() or win.is_absolute() or bool(win.drive) \
+        or ".." in posix.parts or ".." in win.parts

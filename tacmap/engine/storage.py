@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
+import glob
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,10 +25,11 @@ import msgspec
 from tacmap.engine import records
 from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
-from tacmap.engine.events import Event
+from tacmap.engine.events import Event, TokenAdded, TokenEdited, TokenMoved, WallsChanged
+from tacmap.engine.geometry import wall_problem
 from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token, check_image_path
+from tacmap.engine.state import Encounter, Token, check_folder_path, check_image_path
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -68,6 +71,28 @@ class Loaded:
     """Folder (relative to the file) that image paths are relative to."""
 
 
+#: Events that put a token or a wall somewhere: after them the map is checked again.
+_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged}
+
+
+def check_state(state: Encounter, where: str = "encounter", walls: bool = True) -> None:
+    """Refuse a state no command could have made: the one check for every state read in.
+
+    Tokens stand on the map and walls lie on it, as the referee demands of the
+    commands that place them; a token a billion metres away would otherwise
+    pass, then stall the first move (paths and wall rasters grow with distance).
+    """
+    m = state.map
+    for i, token in enumerate(state.tokens.values()):
+        if not (0 <= token.x <= m.width - token.size and 0 <= token.y <= m.height - token.size):
+            raise InputError(f"{where}.tokens[{i}]: {token.name or token.id} at "
+                             f"({token.x},{token.y}) stands off the {m.width}×{m.height} map")
+    for i, wall in enumerate(m.walls if walls else ()):
+        problem = wall_problem(wall, m.width, m.height)
+        if problem:
+            raise InputError(f"{where}.map.walls[{i}]: {problem}")
+
+
 def verify(loaded: Loaded) -> None:
     """Refuse a log that does not fit the saved map: every entry must undo and redo.
 
@@ -84,6 +109,12 @@ def verify(loaded: Loaded) -> None:
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be undone "
                              f"({err})") from None
+    if entries:
+        try:
+            check_state(state, "the map before the log")
+        except InputError as err:
+            raise InputError(f"undoing the whole log gives a map no command could make: {err}") \
+                from None
     for n, entry in enumerate(entries, start=1):
         try:
             for event in entry.events:
@@ -91,6 +122,14 @@ def verify(loaded: Loaded) -> None:
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
                              f"({err})") from None
+        # Undo and redo reach every state on the way: each must be one a command could make.
+        placed = {type(e) for e in entry.events} & _PLACING
+        if placed and n < len(entries):
+            try:
+                check_state(state, "the map", walls=WallsChanged in placed)
+            except InputError as err:
+                raise InputError(f"log entry {n} gives a map no command could make: {err}") \
+                    from None
     if state != loaded.state:
         raise InputError("replaying the log does not give the saved map")
 
@@ -127,8 +166,10 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    _clean_stale(folder, path.name)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        os.chmod(tmp, _mode_for(path))
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode() if isinstance(text, str) else text)
             f.flush()
@@ -151,10 +192,35 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
             os.close(dir_fd)
 
 
+def _mode_for(path: Path) -> int:
+    """The permission bits the written file gets: the old file's, else the umask's."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _clean_stale(folder: Path, name: str) -> None:
+    """Remove temp files a killed save of ``name`` left behind (``.NAME.*.tmp``)."""
+    with contextlib.suppress(OSError):
+        for stale in folder.glob(f".{glob.escape(name)}.*.tmp*"):
+            if stale.suffix in (".tmp", ".bak") and stale.is_file():
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+
+
 def read_bytes(path: Path, limit: int, what: str) -> bytes:
     """A file's bytes, or one InputError sentence (missing, a folder, too big, unreadable)."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: not a regular file (a pipe or a device), so it "
+                             f"cannot be {what} file")
+        size = info.st_size
         if size > limit:
             raise InputError(f"{path}: the file is {size:,} bytes, more than {what} can be")
         return path.read_bytes()
@@ -197,7 +263,10 @@ def _gc_paused() -> Iterator[None]:
 
 def loads(raw: bytes | str, registry: Registry) -> Loaded:
     """Read an encounter from file text."""
-    data = raw.encode() if isinstance(raw, str) else raw
+    try:
+        data = raw.encode() if isinstance(raw, str) else raw
+    except UnicodeEncodeError as err:
+        raise InputError(records.unicode_problem(err)) from None
     if data.startswith(records.BOM):
         data = data[len(records.BOM):]
     head = _head(data)
@@ -219,7 +288,7 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     images = _value(head, "images", "images")
     if not isinstance(images, str):
         raise InputError("\"images\" must be a folder name")
-    check_image_path(images, "images")
+    check_folder_path(images, "images")
     if not _opens(head.get("encounter"), b"{"):
         raise InputError("\"encounter\" must be an object")
     try:
@@ -246,6 +315,7 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
                          f"{rs['id']!r}")
     if state.map.image is not None:
         check_image_path(state.map.image, "encounter.map.image")
+    check_state(state)
     log = head.get("log", msgspec.Raw(b"[]"))
     if not _opens(log, b"["):
         raise InputError("\"log\" must be a list")
@@ -266,6 +336,8 @@ def _head(data: bytes) -> dict[str, msgspec.Raw]:
         raise InputError(records.json_problem(err, data)) from None
     except RecursionError:
         raise InputError("the JSON is nested too deeply") from None
+    except UnicodeError as err:
+        raise InputError(records.unicode_problem(err)) from None
 
 
 def _value(head: dict[str, msgspec.Raw], key: str, default: Any = None) -> Any:

@@ -151,10 +151,12 @@ class Checks(RuleBasedStateMachine):
 
     @invariant()
     def save_then_load_gives_the_same_state(self) -> None:
+        """Whatever tacmap writes it reads back, and ``tacmap check`` accepts (issue 17)."""
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "t.tacmap"
             storage.save(path, self.ref.state, self.ref.log)
             loaded = storage.load(path, REGISTRY)
+            storage.verify(loaded)
         assert loaded.state == self.ref.state
         assert [e.events for e in loaded.log] == [e.events for e in self.ref.log]
 
