@@ -5,15 +5,11 @@ from __future__ import annotations
 import itertools
 
 from tacmap.engine import odds
-from tacmap.engine.benching import attack_runner
+from tacmap.engine.benching import attack_figures, attack_runner
 from tacmap.engine.commands import Act, Attack, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import BenchFigure, Ruleset
 from tacmap.engine.state import MapSpec, Token
-
-#: Bench timing budgets from DESIGN §7, in milliseconds (p95).
-ATTACK_BUDGET_MS = 5.0
-ODDS_BUDGET_MS = 20.0
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
@@ -50,5 +46,4 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
         target.hp = next(hps)
         return rules.preview(planning, declare)
 
-    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
-            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]
+    return attack_figures(execute_attack, attack_odds)

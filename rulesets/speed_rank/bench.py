@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tacmap.engine.benching import attack_figures
 from tacmap.engine.commands import Attack, EndTurn, StartCombat
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.referee import Referee
@@ -34,8 +35,7 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
         found = referee.preview(attack)
         assert found.odds is not None
 
-    return [("execute one attack, command to events", execute, 5.0),
-            ("exact odds for one attack preview", preview, 20.0)]
+    return attack_figures(execute, preview)
 
 
 def _turn(referee: Referee) -> tuple[str, str]:

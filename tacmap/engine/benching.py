@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from tacmap.engine.commands import Command
 from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import BenchFigure
 
 
 def attack_runner(referee: Referee, attack: Command, first_seed: int = 2
@@ -25,3 +26,15 @@ def attack_runner(referee: Referee, attack: Command, first_seed: int = 2
         return events
 
     return execute_attack
+
+
+#: DESIGN §7 budgets (p95, ms) every ruleset's two figures are held to.
+ATTACK_BUDGET_MS = 5.0
+ODDS_BUDGET_MS = 20.0
+
+
+def attack_figures(execute_attack: Callable[[], object], attack_odds: Callable[[], object]
+                   ) -> list[BenchFigure]:
+    """The two figures each ruleset owns: one attack executed, one exact-odds preview."""
+    return [("execute one attack, command to events", execute_attack, ATTACK_BUDGET_MS),
+            ("exact odds for one attack preview", attack_odds, ODDS_BUDGET_MS)]
