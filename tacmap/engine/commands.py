@@ -12,7 +12,7 @@ import json
 from typing import ClassVar
 
 from tacmap.engine.records import Float, Int, Json, Record, Text, plain
-from tacmap.engine.state import Cell, Token, Wall
+from tacmap.engine.state import Cell, Token, WallList
 
 
 class Command(Record, frozen=True):
@@ -169,7 +169,7 @@ class SetWalls(Command, frozen=True, tag="set_walls"):
     """GM: replace every wall and obstacle (drawing, erasing and moving walls)."""
 
     override = True
-    walls: tuple[Wall, ...]
+    walls: WallList
     """The map's walls and obstacles from now on."""
 
 

@@ -140,6 +140,8 @@ def _resolve(kind: Any) -> Any:
     if cls is not None and issubclass(cls, msgspec.Struct):
         return _bind(cls)
     origin, args = get_origin(kind), get_args(kind)
+    if origin is Annotated:  # a limit on a list of records: resolve inside, keep the limit
+        return Annotated[(resolve(args[0]), *kind.__metadata__)]
     if origin in (Union, types.UnionType):
         return functools.reduce(operator.or_, (resolve(a) for a in args))
     if struct_of(kind) is not None and args:  # a generic record given its bases
@@ -595,6 +597,9 @@ def _words(found: Located) -> tuple[list[str], str]:
     if (m := re.fullmatch(r"Expected `array` of length (\d+)(?:, got (\d+))?", message)):
         got = m.group(2) or (str(len(value)) if isinstance(value, list | tuple) else "")
         return parts, f"expected {m.group(1)} values" + (f", got {got}" if got else "")
+    if (m := re.fullmatch(r"Expected `(?:array|object)` of length <= (\d+)", message)):
+        count = f"{len(value):,} items; " if isinstance(value, list | tuple | dict) else ""
+        return parts, f"too many ({count}at most {int(m.group(1)):,})"
     if re.fullmatch(r"Expected `str` of length <= \d+", message):
         size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
         return parts, f"text is too long{size}"

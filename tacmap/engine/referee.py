@@ -54,13 +54,16 @@ from tacmap.engine.events import (
 from tacmap.engine.geometry import wall_problem
 from tacmap.engine.records import freeze
 from tacmap.engine.ruleset import Resolution, Ruleset
-from tacmap.engine.state import DIAGONAL_RULES, Encounter, Token, check_image_path
+from tacmap.engine.state import DIAGONAL_RULES, MAX_TOKENS, Encounter, Token, check_image_path
 from tacmap.engine.views import Preview
 
 Change = Literal["execute", "undo", "redo", "reset"]
 
 #: Longest encounter title the GM may give.
 MAX_NAME = 200
+#: Longest log a file may hold (README "Limits"): a long campaign night is a few
+#: thousand entries; a million would take a gigabyte to open.
+MAX_LOG = 100_000
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -115,6 +118,9 @@ class Referee:
 
     def execute(self, cmd: Command, dice: DiceSource | None = None) -> tuple[Event, ...]:
         """Judge and apply ``cmd``; raise RuleError (nothing changed) if illegal."""
+        if len(self.log) >= MAX_LOG:
+            raise RuleError(f"the log is full ({MAX_LOG:,} entries, the most a file holds): "
+                            "undo and redo still work, but nothing new can be added")
         source = dice if dice is not None else SeededDice(self.state.seed, self.state.dice_drawn)
         ctx = Resolution(self.state, source)
         try:
@@ -226,6 +232,9 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     elif isinstance(cmd, AddToken):
         if cmd.token.id in state.tokens:
             raise RuleError(f"there is already a token {cmd.token.id!r}")
+        if len(state.tokens) >= MAX_TOKENS:
+            raise RuleError(f"the map already holds {MAX_TOKENS:,} tokens, the most an "
+                            "encounter may hold")
         ctx.emit(TokenAdded(_checked_token(state, cmd.token, ruleset)))
         ruleset.joined(ctx, state.tokens[cmd.token.id])
     elif isinstance(cmd, EditToken):

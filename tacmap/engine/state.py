@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import Annotated
 
 import msgspec
 
@@ -19,11 +20,22 @@ Cell = tuple[Int, Int]
 
 DIAGONAL_RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
 
+# Documented limits (README "Limits"): far above any table's needs, low enough that
+# checking, drawing and saving the largest encounter stays within seconds and memory.
+MAX_TOKENS = 20_000
+"""Tokens in one encounter."""
+MAX_WALLS = 10_000
+"""Walls and obstacles on one map."""
+MAX_WALL_POINTS = 1_000
+"""Corner points of one wall or obstacle."""
+
+Points = Annotated[tuple[tuple[Float, Float], ...], msgspec.Meta(max_length=MAX_WALL_POINTS)]
+
 
 class Wall(Record, frozen=True, tag="wall"):
     """A wall or obstacle on the map, in metres from the map's top-left corner."""
 
-    points: tuple[tuple[Float, Float], ...]
+    points: Points
     """Corner points: a polyline for a wall, a closed ring for an obstacle."""
     closed: bool = False
     """True for an obstacle (a filled polygon), False for a wall line."""
@@ -34,6 +46,9 @@ class Wall(Record, frozen=True, tag="wall"):
         if len(self.points) < (3 if self.closed else 2):
             need = "three points" if self.closed else "two points"
             raise ValueError(f"a {'polygon' if self.closed else 'wall'} needs at least {need}")
+
+
+WallList = Annotated[tuple[Wall, ...], msgspec.Meta(max_length=MAX_WALLS)]
 
 
 class MapSpec(MutableRecord, tag="map"):
@@ -49,7 +64,7 @@ class MapSpec(MutableRecord, tag="map"):
     """Where the image's top-left corner sits, in metres from the map's corner."""
     image_scale: Float = 0.02
     """Metres per image pixel (0.02: a 50-pixel grid square is one metre)."""
-    walls: tuple[Wall, ...] = ()
+    walls: WallList = ()
     """Walls and obstacles."""
     image_locked: bool = False
     """The image's offset and scale are locked (no accidental drag once aligned)."""
@@ -126,7 +141,8 @@ class Encounter(MutableRecord, tag="encounter"):
     """The battle map."""
     diagonal: Text = "rectilinear"
     """Diagonal rule of DESIGN §4, chosen by the ruleset, changeable per encounter."""
-    tokens: dict[str, Token] = msgspec.field(default_factory=dict)
+    tokens: Annotated[dict[str, Token], msgspec.Meta(max_length=MAX_TOKENS)] = \
+        msgspec.field(default_factory=dict)
     """Tokens by id, in the order they were added."""
     seed: Int = 0
     """Seed of the encounter's dice stream."""

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
 
@@ -27,9 +27,15 @@ from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
 from tacmap.engine.events import Event, TokenAdded, TokenEdited, TokenMoved, WallsChanged
 from tacmap.engine.geometry import wall_problem
-from tacmap.engine.referee import Entry
+from tacmap.engine.referee import MAX_LOG, Entry
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token, check_folder_path, check_image_path
+from tacmap.engine.state import (
+    MAX_TOKENS,
+    Encounter,
+    Token,
+    check_folder_path,
+    check_image_path,
+)
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -52,10 +58,12 @@ class _Entry(msgspec.Struct, Generic[C, E], frozen=True, forbid_unknown_fields=T
 
 def _body() -> Any:
     """The encounter as the file holds it: tokens as a list, in their order."""
-    return records.reshaped(Encounter, tokens=tuple[Token, ...])
+    return records.reshaped(
+        Encounter, tokens=Annotated[tuple[Token, ...], msgspec.Meta(max_length=MAX_TOKENS)])
 
 
 _HEAD = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_LOG_SIZE = msgspec.json.Decoder(Annotated[list[msgspec.Raw], msgspec.Meta(max_length=MAX_LOG)])
 _NOT_OURS = "not a tacmap encounter (no \"format\": \"tacmap-encounter\")"
 
 
@@ -138,6 +146,19 @@ def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
     """The file's bytes (compact JSON: large logs stay small and fast to read)."""
     body = {"type": records.tag_of(Encounter), **msgspec.structs.asdict(state)}
     body["tokens"] = list(state.tokens.values())
+    try:
+        return _encode_file(state, log, images, body)
+    except UnicodeEncodeError as err:
+        raise InputError(f"the encounter cannot be written: {records.unicode_problem(err)}") \
+            from None
+    except (msgspec.EncodeError, ValueError, TypeError, OverflowError, RecursionError) as err:
+        # Nothing a command makes should land here; if it does, the GM keeps the
+        # encounter open and the old file, and is told in one sentence.
+        raise InputError(f"the encounter cannot be written ({type(err).__name__}: {err})") \
+            from None
+
+
+def _encode_file(state: Encounter, log: list[Entry], images: str, body: dict[str, Any]) -> bytes:
     return records.encode({
         "format": FORMAT,
         "version": VERSION,
@@ -319,6 +340,12 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     log = head.get("log", msgspec.Raw(b"[]"))
     if not _opens(log, b"["):
         raise InputError("\"log\" must be a list")
+    try:
+        _LOG_SIZE.decode(log)  # counted before read: a million entries would take a gigabyte
+    except msgspec.ValidationError:
+        raise InputError(f"log: more than the {MAX_LOG:,} entries a file may hold") from None
+    except msgspec.DecodeError:
+        pass  # malformed JSON: the full read below names the place
     entries: list[_Entry[Command, Event]] = records.decode(log, list[_Entry[Command, Event]],
                                                            "log")
     return Loaded(state, [Entry(e.command, e.events) for e in entries], images)

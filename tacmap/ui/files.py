@@ -190,6 +190,9 @@ class Files:
         except OSError as err:
             self.host.error(f"Could not save {path}: {err.strerror or err}")
             return False
+        except InputError as err:
+            self.host.error(f"Could not save {path}: {err}")
+            return False
         self.host.refresh()
         self.host.statusBar().showMessage(f"Saved {path}", 5000)
         return True

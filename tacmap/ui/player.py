@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tacmap.ui.images import ImageCache
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.panels.initiative import InitiativePanel
@@ -37,11 +38,11 @@ class PlayerView(QMainWindow):
     map keeps whoever is acting in view; the panels use larger type for the table.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, cache: ImageCache | None = None) -> None:
         super().__init__()
         self.setWindowTitle("tacmap — player view")
         self.scene = MapScene(session.referee.state, session.referee.ruleset,
-                              session.image_folder, player=True)
+                              session.image_folder, player=True, cache=cache)
         self.view = MapView(self.scene, None)
         self.setCentralWidget(self.view)
         self.order = InitiativePanel(lambda cmd: False, player=True)
@@ -129,10 +130,13 @@ class PlayerScreen:
         #: The player window while it exists.
         self.window: PlayerView | None = None
 
-    def show(self, session: Session) -> PlayerView:
-        """View ▸ Player View: open it where it was last time (or bring it forward)."""
+    def show(self, session: Session, cache: ImageCache | None = None) -> PlayerView:
+        """View ▸ Player View: open it where it was last time (or bring it forward).
+
+        ``cache`` is the GM map's decoded images, shared so none is decoded twice.
+        """
         if self.window is None:
-            self.window = PlayerView(session)
+            self.window = PlayerView(session, cache)
             place = place_of(PLACE)
             if place is not None:
                 self.window.restoreGeometry(QByteArray(place))

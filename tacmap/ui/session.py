@@ -119,6 +119,8 @@ class Session:
                 str(self.path.resolve()) if self.path else "", encoding="utf-8")
         except OSError as err:
             self.on_autosave_error(f"autosave failed: {err.strerror or err}")
+        except InputError as err:
+            self.on_autosave_error(f"autosave failed: {err}")
 
     def discard_autosave(self) -> None:
         """Forget the autosave (after a save or a clean quit)."""

@@ -432,7 +432,7 @@ class MainWindow(QMainWindow):
 
     def show_player_view(self) -> None:
         """View ▸ Player View: a second window for the table."""
-        self.players.show(self.session)
+        self.players.show(self.session, self.scene.images_cache)
 
     # --- the window's own life --------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import struct
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,3 +99,26 @@ def test_the_window_names_a_refused_map_image_in_the_status_bar(window: object) 
     assert window.scene.image_item.pixmap().isNull()
     assert window.statusBar().currentMessage() == (
         "The map image is 9000×9000 pixels, over the 64 megapixel limit: drawn without it")
+
+
+def test_the_player_view_draws_the_gm_maps_images_without_decoding_them_again(
+        window: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tacmap.engine.commands import SetMapImage
+    from tacmap.ui import images
+    from tacmap.ui.window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    decoded: list[str] = []
+    real = images.decode
+
+    def counting(name: str, *args: Any) -> Any:
+        decoded.append(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(images, "decode", counting)
+    window.run(SetMapImage(uri(huge_png(400, 300)), (0.0, 0.0), 0.05))
+    assert len(decoded) == 1 and not window.scene.image_item.pixmap().isNull()
+    window.show_player_view()
+    player = window.players.window
+    assert player is not None and not player.scene.image_item.pixmap().isNull()
+    assert len(decoded) == 1  # the player view reused the GM map's decoded image

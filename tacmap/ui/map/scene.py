@@ -84,7 +84,7 @@ class MapScene(QGraphicsScene):
     """One encounter's map. ``sync`` brings it in line with the state after any change."""
 
     def __init__(self, state: Encounter, ruleset: Ruleset, images: Path | None = None,
-                 player: bool = False) -> None:
+                 player: bool = False, cache: ImageCache | None = None) -> None:
         super().__init__()
         self.ruleset = ruleset
         self.images = images
@@ -112,8 +112,9 @@ class MapScene(QGraphicsScene):
         self.overview = False
         #: Images the encounter names that could not be read.
         self.missing: set[str] = set()
-        #: Every image decoded, once each (by name and pixel limit).
-        self.images_cache = ImageCache()
+        #: Every image decoded, once each (by name and pixel limit); the player view
+        #: shares the GM map's, so an image is decoded once for both.
+        self.images_cache = cache if cache is not None else ImageCache()
         self._image_key: tuple[object, ...] | None = None
         self._walls_key: object = None
         self._labels_key: object = None

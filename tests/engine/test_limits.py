@@ -1,0 +1,108 @@
+"""Issue 17, item 8: the documented limits (README "Limits") hold for files, scripts
+and commands alike, each refused in one sentence that names the limit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacmap.engine import records, storage
+from tacmap.engine.commands import AddToken, RenameEncounter, SetWalls
+from tacmap.engine.errors import InputError, RuleError
+from tacmap.engine.referee import MAX_LOG, Entry
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import MAX_TOKENS, MAX_WALL_POINTS, MAX_WALLS, MapSpec, Token
+from tests.engine.helpers import skirmish_referee
+from tests.engine.test_hostile_files import hostile, refused, script
+
+
+def test_a_file_past_the_token_limit_is_refused_in_one_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    def crowd(d: dict[str, Any]) -> None:
+        first = d["encounter"]["tokens"][0]
+        d["encounter"]["map"].update(width=200, height=200)
+        d["encounter"]["tokens"] = [dict(first, id=f"t{i}", x=i % 200, y=i // 200)
+                                    for i in range(MAX_TOKENS + 1)]
+    err = refused(capsys, "check", str(hostile(tmp_path, crowd)))
+    assert "encounter.tokens: too many (20,001 items; at most 20,000)" in err
+
+
+def test_a_file_at_the_token_limit_is_accepted(tmp_path: Path, registry: Registry) -> None:
+    def crowd(d: dict[str, Any]) -> None:
+        first = d["encounter"]["tokens"][0]
+        d["encounter"]["map"].update(width=200, height=200)
+        d["encounter"]["tokens"] = [dict(first, id=f"t{i}", x=i % 200, y=i // 200)
+                                    for i in range(MAX_TOKENS)]
+    loaded = storage.load(hostile(tmp_path, crowd), registry)
+    assert len(loaded.state.tokens) == MAX_TOKENS
+
+
+def test_a_file_past_the_wall_limit_is_refused(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    wall = {"type": "wall", "points": [[1, 1], [2, 2]]}
+    path = hostile(tmp_path, lambda d: d["encounter"]["map"].update(walls=[wall] * (MAX_WALLS + 1)))
+    err = refused(capsys, "check", str(path))
+    assert "encounter.map.walls: too many (10,001 items; at most 10,000)" in err
+
+
+def test_a_wall_with_too_many_corners_is_refused(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    points = [[1 + (i % 2), 1 + i * 0.01] for i in range(MAX_WALL_POINTS + 1)]
+    path = hostile(tmp_path, lambda d: d["encounter"]["map"]["walls"].append(
+        {"type": "wall", "points": points}))
+    err = refused(capsys, "check", str(path))
+    assert "encounter.map.walls[5].points: too many (1,001 items; at most 1,000)" in err
+
+
+def test_a_file_past_the_log_limit_is_refused_before_it_is_read(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    entry = {"command": {"type": "rename_encounter", "name": "x"}, "events": []}
+    path = hostile(tmp_path, lambda d: d.update(log=[entry] * (MAX_LOG + 1)))
+    err = refused(capsys, "check", str(path))
+    assert "log: more than the 100,000 entries a file may hold" in err
+
+
+def test_a_script_setting_too_many_walls_is_refused(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    wall = {"type": "wall", "points": [[1, 1], [2, 2]]}
+    line = json.dumps({"type": "set_walls", "walls": [wall] * (MAX_WALLS + 1)})
+    demo = hostile(tmp_path, lambda d: None)
+    before = demo.read_bytes()
+    err = refused(capsys, "play", str(demo), "--script", str(script(tmp_path, line)),
+                  "--out", str(demo))
+    assert "too many (10,001 items; at most 10,000)" in err
+    assert demo.read_bytes() == before
+
+
+def test_the_referee_refuses_a_token_past_the_limit(registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.state.map = MapSpec(200, 200, walls=ref.state.map.walls)
+    for i in range(MAX_TOKENS - len(ref.state.tokens)):
+        t = Token(f"t{i}", f"T{i}", "orcs", i % 200, 20 + i // 200)
+        ref.state.tokens[t.id] = t
+    with pytest.raises(RuleError, match="already holds 20,000 tokens, the most an encounter"):
+        ref.execute(AddToken(Token("one_more", "One more", "orcs", 0, 199)))
+    assert "one_more" not in ref.state.tokens
+
+
+def test_a_set_walls_command_past_the_limit_is_refused_as_it_is_read() -> None:
+    wall = {"type": "wall", "points": [[1, 1], [2, 2]]}
+    with pytest.raises(InputError, match=r"walls: too many \(10,001 items; at most 10,000\)"):
+        records.convert({"type": "set_walls", "walls": [wall] * (MAX_WALLS + 1)}, SetWalls)
+    assert records.convert({"type": "set_walls", "walls": [wall] * MAX_WALLS}, SetWalls).walls
+
+
+def test_a_full_log_refuses_new_commands_but_still_undoes(registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.execute(RenameEncounter("Start"))
+    filler = Entry(RenameEncounter("x"), ())
+    ref.log.extend([filler] * (MAX_LOG - 1))
+    with pytest.raises(RuleError, match="the log is full"):
+        ref.execute(RenameEncounter("Too late"))
+    assert ref.state.name == "Start"
+    assert ref.undo() is filler
+    ref.execute(RenameEncounter("Room again"))
+    assert ref.state.name == "Room again"
