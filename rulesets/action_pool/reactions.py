@@ -135,14 +135,18 @@ def prepared_text(rules: Rules, state: Encounter, p: Prepared) -> str:
     return f"if {by} {what}{with_}, I will {response}"
 
 
-def lapse(rules: Rules, ctx: Resolution, token: Token) -> None:
-    """Prepared actions last "until your next turn": they lapse as it begins."""
+def lapse(rules: Rules, ctx: Resolution, token: Token, why: str = "") -> None:
+    """Prepared actions last "until your next turn": they lapse as it begins.
+
+    ``why`` names another reason they lapse (their owner dropped out of the fight).
+    """
     prepared = prepared_of(token)
     if not prepared:
         return
     texts = "; ".join(f'"{prepared_text(rules, ctx.state, p)}"' for p in prepared)
+    reason = why or f"as {token.name}'s turn begins"
     ctx.emit(ValueChanged(token.id, PREPARED, token.values[PREPARED], None,
-                          f"lapses as {token.name}'s turn begins: {texts}"))
+                          f"lapses {reason}: {texts}"))
     if PREPARED in token.conditions:
         ctx.emit(condition_change(token, PREPARED, False))
 

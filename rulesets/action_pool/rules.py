@@ -514,6 +514,9 @@ class ActionPool(Ruleset):
         if new <= floor and token.alive:
             ctx.emit(ConditionChanged(token.id, DEAD, True))
             ctx.emit(Said(f"{token.name} drops at {new} HP and is out of the fight", token.id))
+            # A fallen token cannot act on what it prepared; left in place, the
+            # map would still show its "prepared" badge.
+            reactions.lapse(self, ctx, token, f"as {token.name} falls")
             self._maybe_over(ctx)
 
     def _maybe_over(self, ctx: Resolution) -> None:

@@ -394,6 +394,9 @@ class Opposed(Ruleset):
         ctx.emit(HpChanged(token.id, token.hp, max(-10_000, token.hp - amount), why))
         self.settle(ctx, token)
 
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        self.settle(ctx, token)
+
     def settle(self, ctx: Resolution, token: Token) -> None:
         """Set the health condition Health calls for."""
         vigor, hp = self.stat(token, "vigor"), token.hp

@@ -212,6 +212,7 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     elif isinstance(cmd, SetHp):
         token = state.token(cmd.token)
         ctx.emit(HpChanged(token.id, token.hp, cmd.hp, "GM"))
+        ruleset.hp_set(ctx, state.tokens[token.id])
     elif isinstance(cmd, SetValue):
         token = state.token(cmd.token)
         try:  # as a script line is read: numbers in range, not nested too deeply

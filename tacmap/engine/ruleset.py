@@ -319,6 +319,13 @@ class Ruleset:
         places a newcomer during combat, or it would never get a turn.
         """
 
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """The GM just set ``token``'s hit points: emit the conditions that follow from them.
+
+        A ruleset whose conditions follow hit points (unconscious below zero)
+        settles them here, so a GM heal shows at once, not at the next turn.
+        """
+
 
 def token_error(token: Token, problems: Sequence[str]) -> InputError:
     """One InputError naming the token and listing every problem with it."""

@@ -307,3 +307,22 @@ def test_the_actions_panel_offers_skill_tests_at_the_data_dts(fight: Build,
     assert said == [f"Ana's test (a skill) succeeds: 1 success against DT {dts[0]}, "
                     f"margin {1 - dts[0]}"]
     assert referee.state.tokens["ana"].values["pool"] == 1  # 4 failures leave
+
+
+def test_a_token_that_falls_loses_what_it_prepared(fight: Build) -> None:
+    """A fallen Brak cannot strike at Ana as she leaves: his prepared attack lapses."""
+    referee = fight(token("brak", "foes", 3, 2, **{**BRAK, "hp": 1}),
+                    token("ana", "party", 2, 2, **ANA))
+    referee.execute(Act("brak", "prepare:attack:leaves_reach", "ana"))
+    assert "prepared" in referee.state.tokens["brak"].conditions
+    referee.execute(EndTurn())
+    events = referee.execute(Attack("ana", "brak"), FixedDice([6] * 30))
+    brak = referee.state.tokens["brak"]
+    assert "dead" in brak.conditions
+    assert brak.values.get("prepared") is None and "prepared" not in brak.conditions
+    notes = [e.note for e in events if isinstance(e, ValueChanged) and e.token == "brak"]
+    assert any(n.startswith('lapses as Brak falls: "if Ana leaves') for n in notes), notes
+    # Ana walks away: no reaction from the fallen.
+    moved = referee.execute(Move("ana", ((2, 6),)))
+    assert not any(isinstance(e, Said) and "Brak" in e.message for e in moved)
+    assert referee.state.tokens["ana"].cell == (2, 6)

@@ -156,3 +156,20 @@ def test_every_disabled_option_says_why(registry: Registry) -> None:
     for tid in ref.state.tokens:
         for o in ref.ruleset.actions_for(ref.state, tid):
             assert o.enabled or o.reason, (tid, o.label)
+
+
+def test_a_gm_heal_or_wound_settles_health_at_once(registry: Registry) -> None:
+    """Health below zero knocks out, a heal stands them up: no waiting for the next turn."""
+    from tacmap.engine.commands import SetHp
+    from tacmap.engine.events import Said
+
+    ref = referee(registry, brak={"vigor": 10})
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(SetHp("brak", -6))  # at most −½ Vigor: unconscious
+    assert "unconscious" in ref.state.tokens["brak"].conditions
+    events = ref.execute(SetHp("brak", 5))
+    brak = ref.state.tokens["brak"]
+    assert not {"unconscious", "incapacitated", "falling"} & set(brak.conditions)
+    assert Said("Brak is back on their feet at Health 5", "brak") in events
+    ref.undo()
+    assert "unconscious" in ref.state.tokens["brak"].conditions
