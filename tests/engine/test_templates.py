@@ -160,7 +160,7 @@ def test_placing_and_removing_a_template_is_logged_undone_and_saved(
     assert [p.id for p in ref.state.templates] == ["t1", "t2"]
     ref.undo()
     ref.undo()
-    assert ref.state.templates == ()
+    assert not ref.state.templates
     ref.redo()
     assert [p.label for p in ref.state.templates] == ["Cloud of fog"]
 
