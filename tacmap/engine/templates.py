@@ -183,10 +183,10 @@ def _in_sight(origin: Cell, area: set[Cell], walls: Walls) -> set[Cell]:
     return {c for c in area if c == origin or not walls.sight_blocked(origin, c)}
 
 
-def describe(t: Template, unit: str = "cells") -> str:
-    """A template in a few words (``"circle, radius 4 cells"``)."""
-    what = {"circle": "radius", "cone": "length", "line": "length", "square": "side"}[t.shape] \
-        if t.shape in SHAPES else "size"
+def describe(t: Template, unit: str = "") -> str:
+    """A template in a few words (``"cone, length 6, 90°"``; ``unit`` follows the size)."""
+    what = {"circle": "radius", "cone": "length", "line": "length", "square": "side"}.get(
+        t.shape, "size")
     extra = f", {t.angle:g}°" if t.shape == "cone" else \
         f", {t.width} wide" if t.shape == "line" else ""
-    return f"{t.shape}, {what} {t.size} {unit}{extra}"
+    return f"{t.shape}, {what} {t.size}{' ' + unit if unit else ''}{extra}"

@@ -139,7 +139,7 @@ def test_placing_and_removing_a_template_is_logged_undone_and_saved(
     assert isinstance(events[0], TemplatePlaced)
     assert events[0].text(ref.state) == "Cloud of fog placed: covers Ana, Bo"
     assert sentence(ref.state, ref.log[-1].command) == \
-        "GM places Cloud of fog (circle, radius 1 cells)"
+        "GM places Cloud of fog (circle, radius 1)"
     assert [p.id for p in ref.state.templates] == ["t1"]
     ref.execute(PlaceTemplate(Template("square", (8, 3), 2), "Wall of fire"))
     assert [p.label for p in ref.state.templates] == ["Cloud of fog", "Wall of fire"]
