@@ -58,7 +58,11 @@ def cells_path(area: Iterable[Cell]) -> QPainterPath:
 
 
 class TemplateItem(QGraphicsPathItem):
-    """One template's cells, filled and outlined, with its label at the origin."""
+    """One template's cells, filled and outlined under the tokens; its label over the top edge.
+
+    The label is its own item, above the tokens and their name tags, so no token
+    hides it: ``attach`` and ``detach`` add and remove both.
+    """
 
     def __init__(self, colours: tuple[QColor, QColor] = LASTING, z: float = 4) -> None:
         super().__init__()
@@ -68,12 +72,13 @@ class TemplateItem(QGraphicsPathItem):
         pen.setCosmetic(True)
         self.setPen(pen)
         self.setZValue(z)
-        self.label = QGraphicsSimpleTextItem(self)
-        font = QFont("DejaVu Sans", 11)
+        self.label = QGraphicsSimpleTextItem()
+        self.label.setZValue(24)
+        font = QFont("DejaVu Sans", 12)
         font.setBold(True)
         self.label.setFont(font)
         self.label.setBrush(line.darker(130))
-        self.label.setPen(QPen(QColor(255, 255, 255, 220), 0.6))
+        self.label.setPen(QPen(QColor(255, 255, 255, 235), 0.8))
         #: The template drawn now (None: none).
         self.template: Template | None = None
         #: The cells it covers.
@@ -86,11 +91,25 @@ class TemplateItem(QGraphicsPathItem):
             self.setPath(QPainterPath())
             self.label.setText("")
             return
-        self.setPath(cells_path(area))
+        path = cells_path(area)
+        self.setPath(path)
         self.label.setText(label)
-        ox, oy = template.origin
-        width = self.label.boundingRect().width()
-        self.label.setPos(QPointF((ox + 0.5) * CELL - width / 2, (oy + 0.5) * CELL - 9))
+        box = path.boundingRect()
+        size = self.label.boundingRect()
+        self.label.setPos(QPointF(box.center().x() - size.width() / 2,
+                                  box.top() - size.height() - 2))
+
+    def attach(self, scene: QGraphicsScene) -> None:
+        """Put the area and its label on ``scene``."""
+        scene.addItem(self)
+        scene.addItem(self.label)
+
+    def detach(self) -> None:
+        """Take the area and its label off their scene."""
+        scene = self.scene()
+        if scene is not None:
+            scene.removeItem(self.label)
+            scene.removeItem(self)
 
 
 class InsideRings(QGraphicsPathItem):
@@ -130,14 +149,14 @@ class LastingLayer:
             return
         self._key = key
         for item in self.items.values():
-            self.scene.removeItem(item)
+            item.detach()
         self.items = {}
         walls = self._walls.of(state)
         for placed in state.templates:
             item = TemplateItem()
             item.show_template(placed.template, cells(placed.template, state, walls),
                                placed.label)
-            self.scene.addItem(item)
+            item.attach(self.scene)
             self.items[placed.id] = item
 
     def at(self, state: Encounter, cell: Cell) -> Placed | None:

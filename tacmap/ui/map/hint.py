@@ -49,7 +49,10 @@ class CursorHint(QLabel):
         self.setObjectName("cursor-hint")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         self.setStyleSheet("QLabel#cursor-hint { background: rgba(30, 30, 30, 200); "
-                           "color: #ffffff; border-radius: 6px; padding: 4px 8px; }")
+                           "color: #ffffff; border-radius: 6px; padding: 5px 10px; }")
+        font = self.font()
+        font.setPointSizeF(max(font.pointSizeF() * 1.2, 11.0))
+        self.setFont(font)
         self.hide()
 
     def show_at(self, text: str, x: int, y: int) -> None:
@@ -58,8 +61,8 @@ class CursorHint(QLabel):
         self.adjustSize()
         view = self.parentWidget()
         if view is not None:
-            x = min(x + 18, max(0, view.width() - self.width() - 4))
-            y = min(y + 18, max(0, view.height() - self.height() - 4))
+            x = min(x + 24, max(0, view.width() - self.width() - 4))
+            y = min(y + 24, max(0, view.height() - self.height() - 4))
         self.move(x, y)
         self.show()
         self.raise_()

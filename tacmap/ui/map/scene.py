@@ -110,8 +110,8 @@ class MapScene(QGraphicsScene):
         #: Templates left on the map (a cloud, a spell about to land).
         self.lasting = LastingLayer(self, self.wall_index)
         #: The template being placed, and the rings round the tokens inside it.
-        self.sketch_area = TemplateItem(SKETCH, z=21)
-        self.addItem(self.sketch_area)
+        self.sketch_area = TemplateItem(SKETCH, z=4.5)
+        self.sketch_area.attach(self)
         self.inside_rings = InsideRings()
         self.addItem(self.inside_rings)
         #: The player view's names, at one screen size whatever the zoom.
