@@ -78,8 +78,12 @@ def tokens_inside(t: Template, state: Encounter, walls: Walls | None = None,
     ``covered``: the template's cells, when already found.
     """
     area = covered if covered is not None else cells(t, state, walls)
+    if not area:
+        return []
+    x0, y0, x1, y1 = grid.bounding(area)
     return [tok.id for tok in state.tokens.values()
-            if any(c in area for c in grid.footprint(tok.cell, tok.size))]
+            if tok.x <= x1 and tok.y <= y1 and tok.x + tok.size > x0 and tok.y + tok.size > y0
+            and any(c in area for c in grid.footprint(tok.cell, tok.size))]
 
 
 def placement(state: Encounter, t: Template, label: str, id: str = "",
@@ -180,7 +184,9 @@ def _in_sight(origin: Cell, area: set[Cell], walls: Walls) -> set[Cell]:
                       max(x1, origin[0]) + 1, max(y1, origin[1]) + 1)
     if not len(walls.tree.query(box, predicate="intersects")):
         return area  # no wall near: nothing to test one by one
-    return {c for c in area if c == origin or not walls.sight_blocked(origin, c)}
+    ordered = [c for c in area if c != origin]
+    hidden = walls.sight_blocked_from(origin, ordered)
+    return {c for c, h in zip(ordered, hidden, strict=True) if not h} | (area & {origin})
 
 
 def describe(t: Template, unit: str = "") -> str:

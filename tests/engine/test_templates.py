@@ -172,3 +172,14 @@ def test_a_file_with_a_template_off_the_map_is_refused(registry: Registry) -> No
     with pytest.raises(InputError, match=r"templates\[0\]: the template's origin \(500,2\) is "
                                          "off the 12×10 map"):
         storage.loads(raw, registry)
+
+
+def test_the_bulk_sight_test_agrees_with_the_one_by_one_test() -> None:
+    from tacmap.engine.geometry import Walls
+
+    walls = Walls((Wall(((3, 0), (3, 6))), Wall(((5, 2), (8, 2)), blocks_sight=False),
+                   Wall(((6, 5), (7, 5), (7, 7)), closed=True)))
+    others = [(x, y) for x in range(10) for y in range(8)]
+    assert walls.sight_blocked_from((1, 3), others) == \
+        [walls.sight_blocked((1, 3), b) for b in others]
+    assert any(walls.sight_blocked_from((5, 6), others))
