@@ -192,6 +192,8 @@ class Spell(Entry):
     save_halves: bool
     condition: str
     rounds: Whole
+    template: Literal["", "circle", "cone", "line", "square"] = ""
+    """The area it is aimed at (``radius`` is its size in squares); "": a token."""
 
     @property
     def count(self) -> int:
@@ -208,6 +210,8 @@ class Spell(Entry):
     def __post_init__(self) -> None:
         if self.count and self.sides < 1:
             raise Invalid("damage", "rolls dice, so they need sides")
+        if self.template and not (1 <= self.radius <= 100 and self.radius == int(self.radius)):
+            raise Invalid("radius", "is the size of its template: a whole 1 to 100 squares")
 
 
 class TableRow(Table):

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
+from tacmap.engine import grid
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import Said, ValueChanged
@@ -22,7 +24,8 @@ from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import Space
 from tacmap.engine.ruleset import Resolution
 from tacmap.engine.schedule import TimedAction
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.state import Encounter, Placed, Template, Token
+from tacmap.engine.templates import describe, placement, removal, tokens_inside
 
 from .data import ActionCosts, Cost, Data, SaveKind, Spell, Weapon
 from .round import PHASE_FAST, PHASE_S, AttackMark, Plan, Round
@@ -97,7 +100,11 @@ def spell_span(rules: Rules, rnd: Round, token: Token, spell: Spell) -> int:
 
 
 def cast(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
-    """The cast action: a memorized spell at a token, landing as ``spell_span`` says."""
+    """The cast action: a memorized spell at a token or an area, landing as ``spell_span`` says.
+
+    A spell with a template is aimed at an area (``cmd.area``), which stays on the
+    map, labelled with the spell, until the spell lands or ends.
+    """
     state = ctx.state
     key = cmd.detail.strip()
     if key not in rules.data.spells:
@@ -107,22 +114,65 @@ def cast(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
     if key not in rules.known_spells(token):
         raise RuleError(f"{token.name} has no {spell.name} memorized")
     rules.ready(state, token, f"cast {spell.name}", spell=True, cost=rules.costs.cast)
-    if not cmd.target:
-        raise RuleError(f"{spell.name} needs a target")
-    target = state.token(cmd.target)
-    in_range(rules, state, token, target, spell)
+    area: Template | None = None
+    if spell.template:
+        area = aimed_area(rules, state, token, spell, cmd.area)
+        at = f"({area.origin[0]},{area.origin[1]})"
+    else:
+        if not cmd.target:
+            raise RuleError(f"{spell.name} needs a target")
+        target = state.token(cmd.target)
+        in_range(rules, state, token, target, spell)
+        at = target.name
     rnd = rules.round_of(state)
     span = spell_span(rules, rnd, token, spell)
+    placed = None
+    if area is not None:
+        placed = placement(state, area, spell.name, walls=rules.space.walls(state))
+    plan = Plan(token.id, spell.name, "spell", key, cmd.target if area is None else "",
+                placed.placed.id if placed is not None else UNSET)
     rules.place(ctx, token, spell.name, span,
-                f"{token.name} begins casting {spell.name} at {target.name}, to take effect "
-                "at the end", rules.costs.cast, spell=True, spans=True,
-                plan=Plan(token.id, spell.name, "spell", key, target.id))
+                f"{token.name} begins casting {spell.name} at {at}, to take effect "
+                "at the end", rules.costs.cast, spell=True, spans=True, plan=plan)
+    if placed is not None:
+        ctx.emit(placed)
     cast = (*tuple(token.values.get("spells_cast") or ()), key)
     ctx.emit(ValueChanged(token.id, "spells_cast", token.values.get("spells_cast"), cast,
                           f"{spell.name} used from memory"))
     if span == 1:
         # Cast and done in this very phase: its turn has already begun, so it lands now.
         spell_effect(rules, ctx, token, rules.round_of(ctx.state).plans[-1])
+
+
+def aimed_area(rules: Rules, state: Encounter, caster: Token, spell: Spell,
+               area: Template | UnsetType) -> Template:
+    """``area`` if it is ``spell``'s template, seen and in range from ``caster``; else RuleError."""
+    size = int(spell.radius)
+    if not isinstance(area, Template):
+        raise RuleError(f"{spell.name} is aimed at a place: give it its area "
+                        f"(a {spell.template} of {rules.dist(size)})")
+    if (area.shape, area.size) != (spell.template, size):
+        raise RuleError(f"{spell.name}'s area is a {spell.template} of {rules.dist(size)}, "
+                        f"not a {area.shape} of {rules.dist(area.size)}")
+    area_in_range(rules, state, caster, area, spell)
+    return area
+
+
+def area_in_range(rules: Rules, state: Encounter, caster: Token, area: Template,
+                  spell: Spell) -> None:
+    """RuleError unless ``caster`` can see the centre of ``area`` within the spell's range."""
+    x, y = area.origin
+    if not (0 <= x < state.map.width and 0 <= y < state.map.height):
+        raise RuleError(f"({x},{y}) is off the map")
+    gap = grid.edge_distance(state.diagonal, caster.cell, caster.size, area.origin, 1)
+    where = f"({x},{y})"
+    if gap > spell.range:
+        raise RuleError(f"{where} is {rules.dist(gap)} away; {spell.name} reaches "
+                        f"{rules.dist(spell.range)}")
+    walls = rules.space.walls(state)
+    corners = grid.footprint(caster.cell, caster.size)
+    if all(walls.sight_blocked(c, area.origin) for c in corners):
+        raise RuleError(f"{caster.name} cannot see {where}")
 
 
 def in_range(rules: Rules, state: Encounter, caster: Token, target: Token,
@@ -194,10 +244,33 @@ def due_spells(rules: Rules, ctx: Resolution) -> None:
 
 
 def spell_effect(rules: Rules, ctx: Resolution, caster: Token, plan: Plan) -> None:
-    """Damage, saves and conditions of ``plan``'s spell, on its target and around it."""
+    """Damage, saves and conditions of ``plan``'s spell, on its target or in its area.
+
+    A spell aimed at an area hits every living token inside its template now, then
+    the template leaves the map.
+    """
     state = ctx.state
     spell = rules.data.spells[plan.spell]
     ctx.emit(Said(f"{caster.name}'s {spell.name} takes effect", caster.id))
+    if isinstance(plan.area, str):
+        placed = plan_area(state, plan)
+        if placed is None:
+            ctx.emit(Said(f"{spell.name} has no area left on the map and is lost", caster.id))
+            return
+        try:
+            area_in_range(rules, state, caster, placed.template, spell)
+        except RuleError as err:
+            ctx.emit(Said(f"{spell.name} is lost: {err}", caster.id))
+            ctx.emit(removal(state, placed.id))
+            return
+        inside = set(tokens_inside(placed.template, state, rules.space.walls(state)))
+        victims = [t for t in rules.alive(state) if t.id in inside]
+        if not victims:
+            ctx.emit(Said(f"{spell.name} ({describe(placed.template, 'squares')}) "
+                          "catches nobody", caster.id))
+        hit(rules, ctx, caster, spell, victims)
+        ctx.emit(removal(ctx.state, placed.id))
+        return
     target = state.tokens.get(plan.target)
     if target is None or not target.alive:
         ctx.emit(Said(f"{spell.name} finds no target and is lost", caster.id))
@@ -209,6 +282,19 @@ def spell_effect(rules: Rules, ctx: Resolution, caster: Token, plan: Plan) -> No
         return
     victims = [target] if spell.radius <= 0 else [
         t for t in rules.alive(state) if rules.gap(state, target, t) <= spell.radius]
+    hit(rules, ctx, caster, spell, victims)
+
+
+def plan_area(state: Encounter, plan: Plan) -> Placed | None:
+    """The template on the map that ``plan``'s spell is aimed at (None: none, or gone)."""
+    return next((p for p in state.templates if p.id == plan.area), None) \
+        if isinstance(plan.area, str) else None
+
+
+def hit(rules: Rules, ctx: Resolution, caster: Token, spell: Spell,
+        victims: Sequence[Token]) -> None:
+    """Each victim saves, takes the damage and gains the condition ``spell`` says."""
+    state = ctx.state
     for v in victims:
         saved = False
         if spell.save:

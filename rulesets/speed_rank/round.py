@@ -8,6 +8,8 @@ field renamed here is a file format change.
 
 from __future__ import annotations
 
+from msgspec import UNSET, UnsetType
+
 from tacmap.engine.errors import RuleError
 from tacmap.engine.records import Float, Int, Record, Text
 from tacmap.engine.schedule import (
@@ -36,7 +38,10 @@ class Plan(Record, frozen=True, tag="speed_rank_plan"):
     spell: Text = ""
     """Spell key in ruleset.toml, for a spell."""
     target: Text = ""
-    """Target token id, for a spell."""
+    """Target token id, for a spell aimed at a token."""
+    area: Text | UnsetType = UNSET
+    """Id of the template on the map, for a spell aimed at an area (unset otherwise, and
+    not written, so older files keep their bytes)."""
 
 
 class Round(Schedule, frozen=True, tag="speed_rank_round"):

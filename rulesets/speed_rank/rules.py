@@ -48,6 +48,7 @@ from tacmap.engine.schedule import (
     speed_rank,
 )
 from tacmap.engine.state import Encounter, Token
+from tacmap.engine.templates import removal
 from tacmap.engine.views import ActionOption, Odds, Preview, Timeline, TurnOrder
 from tacmap.engine.words import plural, possessive
 
@@ -714,6 +715,10 @@ class SpeedRank(Ruleset):
     def drop_plan(self, ctx: Resolution, actor: str, label: str, why: str) -> None:
         """Take a sprint or spell off the timeline."""
         rnd = self.round_of(ctx.state)
+        plan = rnd.plan(actor, label)
+        placed = multi_phase.plan_area(ctx.state, plan) if plan is not None else None
+        if placed is not None:  # the spell's area goes with it
+            ctx.emit(removal(ctx.state, placed.id))
         new = replace(rnd, timeline=rnd.timeline.cancel(actor, label),
                       plans=tuple(p for p in rnd.plans if (p.actor, p.label) != (actor, label)),
                       pending=tuple(p for p in rnd.pending if p != (actor, label)))

@@ -9,6 +9,7 @@ itself over as ``Rules``: what the panels ask of the rules, legality included
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from tacmap.engine.errors import RuleError
@@ -17,6 +18,7 @@ from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import (
     ActionOption,
     Aim,
+    AreaSpec,
     OrderRow,
     RowState,
     Timeline,
@@ -163,9 +165,13 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                lambda: no_stop(rules, rules.ready(state, token, "sprint",
                                                   cost=rules.data.action_costs.sprint), token)),
     ]
-    out += [option("cast", f"Cast {rules.data.spells[key].name}", "token",
-                   ready("cast", spell=True, cost=rules.data.action_costs.cast), detail=key)
-            for key in dict.fromkeys(rules.known_spells(token))]
+    for key in dict.fromkeys(rules.known_spells(token)):
+        spell = rules.data.spells[key]
+        cast = option("cast", f"Cast {spell.name}", "area" if spell.template else "token",
+                      ready("cast", spell=True, cost=rules.data.action_costs.cast), detail=key)
+        if spell.template:
+            cast = replace(cast, area=AreaSpec(spell.template, int(spell.radius)))
+        out.append(cast)
     if isinstance(state.schedule, Round):
         rnd = state.schedule
         if any(p[0] == actor for p in rnd.pending):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from msgspec import UNSET, UnsetType
+
 from tacmap.engine.records import Float, Int, Json, Record, Text, plain
-from tacmap.engine.state import Cell, Token, WallList
+from tacmap.engine.state import Cell, Template, Token, WallList
 
 
 class Command(Record, frozen=True):
@@ -53,6 +55,9 @@ class Act(Command, frozen=True, tag="act"):
     """Target token, if the action has one."""
     detail: Text = ""
     """Free text or an option (the condition of a prepared action)."""
+    area: Template | UnsetType = UNSET
+    """Where an action with an area template is aimed (a Fireball's blast). Left unset
+    (and unwritten, so older files keep their bytes) for an action without one."""
 
 
 class StartCombat(Command, frozen=True, tag="start_combat"):
@@ -195,6 +200,26 @@ class SetParty(Command, frozen=True, tag="set_party"):
     override = True
     side: Text
     """A side some token is on."""
+
+
+class PlaceTemplate(Command, frozen=True, tag="place_template"):
+    """GM: leave a template on the map until it is removed (a cloud, a wall of fire)."""
+
+    override = True
+    template: Template
+    """Its area."""
+    label: Text
+    """What it is (``"Cloud of fog"``)."""
+    id: Text = ""
+    """Id to give it; empty for the next free ``t1``, ``t2`` …"""
+
+
+class RemoveTemplate(Command, frozen=True, tag="remove_template"):
+    """GM: take a template off the map."""
+
+    override = True
+    id: Text
+    """Id of the template."""
 
 
 def describe(cmd: Command) -> str:

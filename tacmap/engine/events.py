@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 from tacmap.engine.dice import Roll
 from tacmap.engine.records import Float, Int, Json, Record, Text
 from tacmap.engine.schedule import Schedule
-from tacmap.engine.state import Cell, Encounter, Token, Wall
+from tacmap.engine.state import Cell, Encounter, Placed, Token, Wall
 from tacmap.engine.units import units_of
 
 S = TypeVar("S", bound=Schedule)
@@ -448,6 +448,50 @@ class PartyChanged(Event, frozen=True, tag="party_changed"):
 
     def text(self, state: Encounter) -> str:
         return f"the players are now the {self.new} side"
+
+
+class TemplatePlaced(Event, frozen=True, tag="template_placed"):
+    """A template was left on the map (a cloud, a spell about to land)."""
+
+    placed: Placed
+    """The template with its id and label."""
+    covers: tuple[Text, ...] = ()
+    """Ids of the tokens inside it when it was placed, in token order (for the log)."""
+
+    def apply(self, state: Encounter) -> None:
+        state.templates = (*state.templates, self.placed)
+
+    def revert(self, state: Encounter) -> None:
+        ids = [p.id for p in state.templates]
+        i = len(ids) - 1 - ids[::-1].index(self.placed.id)
+        state.templates = (*state.templates[:i], *state.templates[i + 1:])
+
+    def text(self, state: Encounter) -> str:
+        who = ", ".join(_name(state, t) for t in self.covers) or "nobody"
+        return f"{self.placed.label} placed: covers {who}"
+
+
+class TemplateRemoved(Event, frozen=True, tag="template_removed"):
+    """A template was taken off the map (kept whole so undo puts it back in place)."""
+
+    placed: Placed
+    """The template as it was."""
+    index: Int
+    """Its position among the encounter's templates."""
+
+    def apply(self, state: Encounter) -> None:
+        ids = [p.id for p in state.templates]
+        i = ids.index(self.placed.id)
+        state.templates = (*state.templates[:i], *state.templates[i + 1:])
+
+    def revert(self, state: Encounter) -> None:
+        t = state.templates
+        if not 0 <= self.index <= len(t):
+            raise IndexError(f"template position {self.index} is past the end")
+        state.templates = (*t[:self.index], self.placed, *t[self.index:])
+
+    def text(self, state: Encounter) -> str:
+        return f"{self.placed.label} is taken off the map"
 
 
 class Said(Event, frozen=True, tag="said"):

@@ -158,6 +158,17 @@ class Walls:
         hits = self.tree.query(seg, predicate="intersects")
         return bool(self._sight[hits].any()) if len(hits) else False
 
+    def sight_blocked_from(self, a: Cell, others: Sequence[Cell]) -> list[bool]:
+        """``sight_blocked(a, b)`` for every ``b`` of ``others``, in one bulk query."""
+        if not self.shapes or not len(others):
+            return [False] * len(others)
+        ax, ay = a[0] + 0.5, a[1] + 0.5
+        coords = np.array([[[ax, ay], [b[0] + 0.5, b[1] + 0.5]] for b in others])
+        lines, walls = self.tree.query(shapely.linestrings(coords), predicate="intersects")
+        out = np.zeros(len(others), dtype=bool)
+        out[lines[self._sight[walls]]] = True
+        return [bool(v) for v in out]
+
 
 def line_of_sight(walls: Walls, a: Token, b: Token) -> bool:
     """True when some cell of ``a`` sees some cell of ``b`` (corner cells are enough)."""

@@ -34,6 +34,8 @@ from tacmap.engine.commands import (
     EndTurn,
     FreeMove,
     Move,
+    PlaceTemplate,
+    RemoveTemplate,
     RemoveToken,
     RenameEncounter,
     Reorder,
@@ -46,8 +48,16 @@ from tacmap.engine.commands import (
     SetWalls,
     StartCombat,
 )
-from tacmap.engine.events import Event, Said, ScheduleChanged, TokenEdited, TokenRemoved
-from tacmap.engine.state import Cell, Encounter
+from tacmap.engine.events import (
+    Event,
+    Said,
+    ScheduleChanged,
+    TemplateRemoved,
+    TokenEdited,
+    TokenRemoved,
+)
+from tacmap.engine.state import Cell, Encounter, Template
+from tacmap.engine.templates import describe as describe_template
 
 #: Fields that name the token a command is about, in the order they are looked for.
 ACTOR_FIELDS = ("actor", "token", "who", "mover")
@@ -77,6 +87,8 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
             text += f" ({_words(c.detail)})"
         if c.target:
             text += f" on {n(c.target)}"
+        if isinstance(c.area, Template):
+            text += f" at {_cell(c.area.origin)} ({describe_template(c.area)})"
         return text
     if isinstance(c, StartCombat):
         if c.order:
@@ -115,6 +127,12 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         return f"GM renames the encounter “{c.name}”"
     if isinstance(c, SetParty):
         return f"GM makes {c.side} the players' side"
+    if isinstance(c, PlaceTemplate):
+        return f"GM places {c.label} ({describe_template(c.template)})"
+    if isinstance(c, RemoveTemplate):
+        gone = next((e.placed.label for e in events if isinstance(e, TemplateRemoved)), None) \
+            or next((p.label for p in state.templates if p.id == c.id), c.id)
+        return f"GM takes {gone} off the map"
     return _fallback(c, n)
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move
-from tacmap.engine.state import Cell, Encounter
+from tacmap.engine.state import Cell, Encounter, Template
 from tacmap.engine.views import ActionOption, TurnOrder
 
 
 def command_for(actor: str, option: ActionOption, target: str = "", *,
-                path: Sequence[Cell] = ()) -> Command:
+                path: Sequence[Cell] = (), area: Template | None = None) -> Command:
     """The command ``actor`` sends by taking ``option`` (aimed at token ``target``).
 
     By key: ``"attack"`` is an ``Attack`` with the weapon the option names in its
@@ -24,13 +24,14 @@ def command_for(actor: str, option: ActionOption, target: str = "", *,
     ``actor``; ``"move"`` a ``Move`` through ``path``, the waypoints the GM
     dragged (a move cannot be made without them); every other key is an
     ``Act`` named by the key, carrying the target and the option's ``detail``
-    (``"prepare:dodge"``, ``"wield:axe"``, ``"cast"`` …). Nothing is checked
-    here: the referee judges the command like any other.
+    (``"prepare:dodge"``, ``"wield:axe"``, ``"cast"`` …), and the ``area`` the GM
+    placed for an option aimed at one. Nothing is checked here: the referee judges
+    the command like any other.
 
     >>> command_for("ana", ActionOption("attack", "Attack (axe)", "token"), "brak")
     Attack(actor='ana', target='brak', weapon='')
     >>> command_for("ana", ActionOption("prepare:dodge", "Prepare: dodge", "token"), "brak")
-    Act(actor='ana', action='prepare:dodge', target='brak', detail='')
+    Act(actor='ana', action='prepare:dodge', target='brak', detail='', area=UNSET)
     >>> command_for("ana", ActionOption("end_turn", "End turn"))
     EndTurn(actor='ana')
     """
@@ -42,6 +43,8 @@ def command_for(actor: str, option: ActionOption, target: str = "", *,
         if not path:
             raise ValueError("a move needs the path the token is dragged along")
         return Move(actor, tuple(path))
+    if area is not None:
+        return Act(actor, option.key, target, option.detail, area)
     return Act(actor, option.key, target, option.detail)
 
 

@@ -24,6 +24,8 @@ from tacmap.engine.commands import (
     Command,
     EditToken,
     FreeMove,
+    PlaceTemplate,
+    RemoveTemplate,
     RemoveToken,
     RenameEncounter,
     SetCondition,
@@ -55,6 +57,7 @@ from tacmap.engine.geometry import wall_problem
 from tacmap.engine.records import freeze
 from tacmap.engine.ruleset import Resolution, Ruleset
 from tacmap.engine.state import DIAGONAL_RULES, MAX_TOKENS, Encounter, Token, check_image_path
+from tacmap.engine.templates import placement, removal
 from tacmap.engine.views import Preview
 
 Change = Literal["execute", "undo", "redo", "reset"]
@@ -276,6 +279,10 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         if cmd.side == state.party:
             raise RuleError(f"the players are already the {cmd.side} side")
         ctx.emit(PartyChanged(state.party, cmd.side))
+    elif isinstance(cmd, PlaceTemplate):
+        ctx.emit(placement(state, cmd.template, cmd.label, cmd.id))
+    elif isinstance(cmd, RemoveTemplate):
+        ctx.emit(removal(state, cmd.id))
     elif isinstance(cmd, RemoveToken):
         token = state.token(cmd.token)
         index = list(state.tokens).index(token.id)

@@ -48,6 +48,44 @@ class Wall(Record, frozen=True, tag="wall"):
             raise ValueError(f"a {'polygon' if self.closed else 'wall'} needs at least {need}")
 
 
+#: The four template shapes (``tacmap.engine.templates`` finds the cells they cover).
+SHAPES = ("circle", "cone", "line", "square")
+
+
+class Template(Record, frozen=True, tag="template"):
+    """An area on the map: a spell's blast, a cloud, a wall of fire.
+
+    Measured in cells from the centre of its origin cell, under the encounter's
+    diagonal rule; ``tacmap.engine.templates.cells`` lists the cells it covers.
+    """
+
+    shape: Text
+    """``"circle"``, ``"cone"``, ``"line"`` or ``"square"``."""
+    origin: Cell
+    """The cell it is measured from (a circle's centre, the apex of a cone, a line's
+    start, a square's corner)."""
+    size: Int
+    """In cells: a circle's radius, a cone's or a line's length, a square's side."""
+    toward: Cell | None = None
+    """A cell the cone or line points at (the corner a square grows toward);
+    None: a square grows right and down."""
+    width: Int = 1
+    """A line's width in cells."""
+    angle: Float = 90.0
+    """A cone's opening in degrees."""
+
+
+class Placed(Record, frozen=True, tag="placed_template"):
+    """A template that stays on the map until removed (a cloud, a spell about to land)."""
+
+    id: Text
+    """Stable id used by ``RemoveTemplate`` (``"t1"``)."""
+    label: Text
+    """What it is, as the map and the log name it (``"Cloud of fog"``)."""
+    template: Template
+    """Its area."""
+
+
 WallList = Annotated[tuple[Wall, ...], msgspec.Meta(max_length=MAX_WALLS)]
 
 
@@ -157,6 +195,8 @@ class Encounter(MutableRecord, tag="encounter"):
     party: Text = ""
     """The players' side: the player view shows its hit points and hides the others'.
     Empty: the side of the first token."""
+    templates: tuple[Placed, ...] = ()
+    """Templates left on the map, in the order they were placed."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:

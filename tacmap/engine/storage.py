@@ -25,7 +25,14 @@ import msgspec
 from tacmap.engine import records
 from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
-from tacmap.engine.events import Event, TokenAdded, TokenEdited, TokenMoved, WallsChanged
+from tacmap.engine.events import (
+    Event,
+    TemplatePlaced,
+    TokenAdded,
+    TokenEdited,
+    TokenMoved,
+    WallsChanged,
+)
 from tacmap.engine.geometry import wall_problem
 from tacmap.engine.referee import MAX_LOG, Entry
 from tacmap.engine.ruleset import Registry
@@ -36,6 +43,7 @@ from tacmap.engine.state import (
     check_folder_path,
     check_image_path,
 )
+from tacmap.engine.templates import placed_problem
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -80,14 +88,15 @@ class Loaded:
 
 
 #: Events that put a token or a wall somewhere: after them the map is checked again.
-_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged}
+_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged, TemplatePlaced}
 
 
 def check_state(state: Encounter, where: str = "encounter", walls: bool = True) -> None:
     """Refuse a state no command could have made: the one check for every state read in.
 
-    Tokens stand on the map and walls lie on it, as the referee demands of the
-    commands that place them; a token a billion metres away would otherwise
+    Tokens stand on the map, walls lie on it and templates start on it (bounded
+    in size and number, ids unique), as the referee demands of the commands that
+    place them; a token a billion metres away would otherwise
     pass, then stall the first move (paths and wall rasters grow with distance).
     """
     m = state.map
@@ -99,6 +108,9 @@ def check_state(state: Encounter, where: str = "encounter", walls: bool = True) 
         problem = wall_problem(wall, m.width, m.height)
         if problem:
             raise InputError(f"{where}.map.walls[{i}]: {problem}")
+    problem = placed_problem(state)
+    if problem:
+        raise InputError(f"{where}.{problem}")
 
 
 def verify(loaded: Loaded) -> None:
@@ -146,6 +158,8 @@ def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
     """The file's bytes (compact JSON: large logs stay small and fast to read)."""
     body = {"type": records.tag_of(Encounter), **msgspec.structs.asdict(state)}
     body["tokens"] = list(state.tokens.values())
+    if not state.templates:
+        del body["templates"]  # files from before templates keep their bytes
     try:
         return _encode_file(state, log, images, body)
     except UnicodeEncodeError as err:

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tacmap.engine.state import Cell
+from tacmap.engine.state import Cell, Template
 
 RowState = Literal["waiting", "declared", "acting", "done", "out"]
-#: What an action is aimed at, as the app offers it.
-Aim = Literal["none", "token", "cell"]
+#: What an action is aimed at, as the app offers it: nothing, a token, a cell to move
+#: to, or a place on the map for its area template (``ActionOption.area``).
+Aim = Literal["none", "token", "cell", "area"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,24 @@ class Odds:
 
 
 @dataclass(frozen=True)
+class AreaSpec:
+    """The template an action is aimed with, fixed by the rules: the GM picks only where."""
+
+    shape: str
+    """``"circle"``, ``"cone"``, ``"line"`` or ``"square"``."""
+    size: int
+    """Radius, length or side, in cells."""
+    width: int = 1
+    """A line's width in cells."""
+    angle: float = 90.0
+    """A cone's opening in degrees."""
+
+    def at(self, origin: Cell, toward: Cell | None = None) -> Template:
+        """This template with its origin (and direction) on the map."""
+        return Template(self.shape, origin, self.size, toward, self.width, self.angle)
+
+
+@dataclass(frozen=True)
 class ActionOption:
     """An action a token can take now, as the app offers it."""
 
@@ -161,6 +180,9 @@ class ActionOption:
     """A question the GM answers in words before the action is sent (the condition of
     a held turn, a declared intent); the answer becomes ``detail``, which holds the
     suggested answer. Empty: nothing is asked."""
+    area: AreaSpec | None = None
+    """The template the action is aimed with, for ``target`` ``"area"`` (a Fireball's
+    blast): the GM places it on the map, and the Act carries it."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from tacmap.engine.commands import (
     AddToken,
     Command,
     EditToken,
+    PlaceTemplate,
+    RemoveTemplate,
     RemoveToken,
     RenameEncounter,
     SetMapImage,
@@ -22,9 +24,11 @@ from tacmap.engine.commands import (
 from tacmap.engine.roster import next_copy
 from tacmap.engine.statblock import StatField
 from tacmap.engine.statblock import defaults as statblock_defaults
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Template, Token
+from tacmap.engine.templates import describe
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
+from tacmap.ui.map.area_tools import DrawTemplate
 from tacmap.ui.map.look import party_side
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
@@ -37,6 +41,8 @@ from tacmap.ui.qt import (
     QGraphicsPathItem,
     QInputDialog,
     QMenu,
+    QPoint,
+    QPointF,
 )
 from tacmap.ui.token_form import TokenForm
 
@@ -47,6 +53,8 @@ TOOL_HINTS = {
     "erase": "Click a wall to remove it.",
     "move": "Drag a wall to move it.",
     "scale": "Click two points on the map image whose real distance you know.",
+    "template": "Press where the template starts and drag to size and aim it; the tokens "
+                "inside are listed by the mouse. Right-click a template on the map to remove it.",
 }
 
 
@@ -83,6 +91,10 @@ class Builder:
         self.sketch: QGraphicsPathItem | None = None
         #: The combatant form last opened, kept referenced while it is on screen.
         self.form: TokenForm | None = None
+        #: Build ▸ Template Shape: the shape the Area Template tool draws.
+        self.template_shape = "circle"
+        #: The menu on screen after a template is drawn or right-clicked, kept referenced.
+        self.area_menu: QMenu | None = None
 
     def attach(self, scene: MapScene) -> None:
         """Get ready to draw on a newly opened encounter's scene."""
@@ -110,7 +122,44 @@ class Builder:
             return EraseWall(state, run)
         if key == "move":
             return MoveWall(state, run)
+        if key == "template":
+            return DrawTemplate(state, lambda: self.template_shape, self.host.view.area_preview,
+                                self.template_drawn)
         return ScaleImage(state, run, lambda shown: self.host.ask_metres(shown))
+
+    # --- area templates -----------------------------------------------------------------
+
+    def template_drawn(self, template: Template, inside: list[str], at: QPointF) -> None:
+        """A template was drawn: offer to keep it on the map or discard it."""
+        view = self.host.view
+        menu = QMenu(self.host.window())
+        state = self.host.session.referee.state
+        names = ", ".join(state.tokens[t].name for t in inside) or "nobody"
+        menu.addAction(f"{describe(template)}: {names}").setEnabled(False)
+        menu.addAction("Keep on map").triggered.connect(lambda: self.keep_template(template))
+        menu.addAction("Discard")
+        menu.aboutToHide.connect(view.area_preview.clear)
+        menu.popup(view.viewport().mapToGlobal(view.mapFromScene(at)))
+        self.area_menu = menu
+
+    def keep_template(self, template: Template) -> None:
+        """Leave ``template`` on the map under a label the GM gives."""
+        label = self.host.ask_words("What is it? (the map and the log show this name)",
+                                    template.shape.capitalize())
+        if label is not None and label.strip():
+            self.host.run(PlaceTemplate(template, label.strip()))
+
+    def template_menu(self, x: int, y: int, at: QPoint) -> None:
+        """Right-click on a template left on the map: offer to remove it."""
+        state = self.host.session.referee.state
+        placed = self.host.scene.lasting.at(state, (x, y))
+        if placed is None:
+            return
+        menu = QMenu(self.host.window())
+        menu.addAction(f"Remove {placed.label}").triggered.connect(
+            lambda: self.host.run(RemoveTemplate(placed.id)))
+        menu.popup(at)
+        self.area_menu = menu
 
     # --- the encounter's own settings ----------------------------------------------------
 

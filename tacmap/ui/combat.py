@@ -16,8 +16,10 @@ from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.options import acting_token, command_for
 from tacmap.engine.referee import Entry
+from tacmap.engine.state import Template
 from tacmap.engine.views import ActionOption, Preview
 from tacmap.ui.host import Host
+from tacmap.ui.map.area_tools import AimArea
 from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.plain import tip
@@ -157,9 +159,51 @@ class Combat:
             self.armed = None
             self.host.statusBar().showMessage(f"Drag {name} on the map to move", 10000)
             return
+        if option.target == "area" and option.area is not None:
+            self.armed = None
+            self.aim_area(actor, option)
+            return
         self.armed = (actor, option)
         self.host.statusBar().showMessage(
             f"{name}: {option.label} — click the target (a click on empty map cancels)", 15000)
+
+    def aim_area(self, actor: str, option: ActionOption) -> AimArea | None:
+        """Place ``option``'s template with the mouse; a click sends the one Act, Esc cancels.
+
+        The template follows the mouse, naming the tokens inside and, when the
+        referee would refuse it there (out of range, out of sight), why.
+        """
+        spec = option.area
+        if spec is None:
+            return None
+        worded = self.worded(option)
+        if worded is None:
+            return None
+        option = worded
+        view = self.host.view
+        if view.tool is not None:
+            view.tool.cancel()
+        referee = self.host.session.referee
+        name = referee.state.tokens[actor].name
+
+        def check(template: Template) -> str:
+            preview = referee.preview(command_for(actor, option, area=template))
+            return "" if preview.legal else preview.reason
+
+        def done() -> None:
+            if view.tool is tool:
+                view.tool = None
+                self.host.statusBar().clearMessage()
+
+        def confirm(template: Template) -> None:
+            self.host.run(command_for(actor, option, area=template))
+
+        tool = AimArea(lambda: self.host.session.referee.state, actor, spec,
+                       f"{name}: {option.label}", view.area_preview, check, confirm, done)
+        view.tool = tool
+        self.host.statusBar().showMessage(
+            f"{name}: {option.label} — click where it goes (Esc cancels)", 15000)
+        return tool
 
     def token_clicked(self, token_id: str) -> None:
         """Click on a token: aim the armed action or the selected token at it, or select it."""

@@ -73,7 +73,11 @@ TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W"),
          ("obstacle", "Draw &Obstacle", "Ctrl+Shift+O"),
          ("erase", "E&rase Wall", "Ctrl+Shift+X"),
          ("move", "&Move Wall", "Ctrl+Shift+M"),
-         ("scale", "&Scale Map Image by Two Points", None))
+         ("scale", "&Scale Map Image by Two Points", None),
+         ("template", "Area &Template", "Ctrl+Shift+T"))
+#: Build ▸ Template Shape: the shapes the Area Template tool draws.
+SHAPE_NAMES = (("circle", "&Circle"), ("cone", "C&one"), ("line", "&Line"),
+               ("square", "&Square"))
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
 #: The status bar's resting line once combat has started.
@@ -171,6 +175,7 @@ class MainWindow(QMainWindow):
         self.view.token_menu.connect(self.combat.token_menu)
         self.view.moved.connect(self.select)
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
+        self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
         for action in self.tool_actions.values():
             action.setChecked(False)
@@ -336,6 +341,12 @@ class MainWindow(QMainWindow):
             action = self._action(menu, label, lambda: None, keys, checkable=True)
             action.toggled.connect(lambda on, k=key: self._tool_toggled(k, on))
             self.tool_actions[key] = action
+        shapes = menu.addMenu("Template S&hape")
+        self.shape_actions: dict[str, QAction] = {}
+        for shape, label in SHAPE_NAMES:
+            self.shape_actions[shape] = self._action(
+                shapes, label, partial(self._shape_picked, shape), checkable=True)
+        set_quietly(self.shape_actions[self.build.template_shape], True)
         self.lock_action = self._action(menu, "&Lock Map Image", lambda: None, checkable=True)
         self.lock_action.toggled.connect(self._lock_toggled)
         menu.addSeparator()
@@ -347,6 +358,14 @@ class MainWindow(QMainWindow):
         self.party_menu = menu.addMenu("&Players' Side")
         self.party_menu.aboutToShow.connect(lambda: build.fill_party(self.party_menu))
         self._action(menu, "Re&name Encounter…", build.rename_encounter)
+
+    def _shape_picked(self, shape: str) -> None:
+        """Build ▸ Template Shape: draw this shape from now on (and take the tool up)."""
+        self.build.template_shape = shape
+        for name, action in self.shape_actions.items():
+            set_quietly(action, name == shape)
+        if not self.tool_actions["template"].isChecked():
+            self.tool_actions["template"].setChecked(True)
 
     def _tool_toggled(self, key: str, on: bool) -> None:
         self.build.use_tool(key if on else None)

@@ -19,6 +19,8 @@ from tacmap.engine.commands import (
     EndTurn,
     FreeMove,
     Move,
+    PlaceTemplate,
+    RemoveTemplate,
     RemoveToken,
     RenameEncounter,
     Reorder,
@@ -36,7 +38,7 @@ from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.state import Encounter, MapSpec, Template, Token, Wall
 from tacmap.engine.storage import load
 from tests.engine.helpers import skirmish_state
 
@@ -87,6 +89,11 @@ SENTENCES: list[tuple[Command, str]] = [
     (SetDiagonal("chebyshev"), "GM sets the diagonal rule to chebyshev"),
     (RenameEncounter("The Gate"), "GM renames the encounter “The Gate”"),
     (SetParty("heroes"), "GM makes heroes the players' side"),
+    (PlaceTemplate(Template("cone", (3, 4), 6, (9, 4)), "Burning hands"),
+     "GM places Burning hands (cone, length 6, 90°)"),
+    (RemoveTemplate("t1"), "GM takes t1 off the map"),
+    (Act("grell", "cast", "", "fireball", Template("circle", (12, 5), 4)),
+     "Grell uses “cast” (fireball) at (12, 5) (circle, radius 4)"),
 ]
 
 

@@ -27,8 +27,9 @@ from tacmap.engine.commands import Move
 from tacmap.engine.options import command_for
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.views import ActionOption
+from tacmap.ui.map.token_item import CELL
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.qt import QApplication, QDialogButtonBox, QPushButton
+from tacmap.ui.qt import QApplication, QDialogButtonBox, QPointF, QPushButton, Qt
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
 
@@ -112,7 +113,8 @@ class Table:
             return
         option = self.rng.choice(enabled)
         self.counts["options tried"] += 1
-        {"none": self.press, "token": self.aim, "cell": self.drag}[option.target](actor, option)
+        {"none": self.press, "token": self.aim, "cell": self.drag,
+         "area": self.place}[option.target](actor, option)
 
     def executed(self, action: str, before: int) -> None:
         if len(self.window.session.referee.log) > before:
@@ -154,6 +156,31 @@ class Table:
         card.accept()
         QApplication.processEvents()
         self.executed(f"{actor}: {option.label} → {target}", before)
+
+    def place(self, actor: str, option: ActionOption) -> None:
+        """An option with an area template: centre it on another token, click to confirm."""
+        referee = self.window.session.referee
+        assert option.area is not None, f"{option.label} is aimed at an area but has none"
+        targets = [t for t in self.state.tokens.values() if t.id != actor]
+        self.rng.shuffle(targets)
+        legal = [t for t in targets if referee.preview(
+            command_for(actor, option, area=option.area.at(t.cell))).legal]
+        if not legal:
+            self.counts["enabled, no legal target now"] += 1
+            return
+        cell = legal[0].cell
+        button = next(b for text, b in self.buttons().items() if text.startswith(option.label))
+        button.click()  # arms the map: the template follows the mouse
+        tool = self.window.view.tool
+        if tool is None or tool.name != "aim":
+            self.problems.append(f"{actor}: {option.label} did not start placing its area")
+            return
+        at = QPointF((cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL)
+        tool.move(at)
+        before = len(referee.log)
+        tool.press(at, Qt.MouseButton.LeftButton)
+        self.counts["areas placed"] += 1
+        self.executed(f"{actor}: {option.label} at {cell}", before)
 
     def drag(self, actor: str, option: ActionOption) -> None:
         referee, token = self.window.session.referee, self.state.tokens[actor]
@@ -213,7 +240,8 @@ def test_every_offered_action_works(table: Table, capsys: pytest.CaptureFixture[
               f"{table.counts['options tried']} options tried, "
               f"{table.counts['executed']} executed, {table.counts['refusals']} refusals, "
               f"{table.counts['enabled, no legal target now']} with no legal target, "
-              f"{table.counts['end turn']} turns ended")
+              f"{table.counts['end turn']} turns ended, "
+              f"{table.counts['areas placed']} areas placed")
     assert table.problems == []
     assert table.state.round >= first_round + ROUNDS, f"only {table.state.round} rounds"
     assert never == [], f"never had a turn: {never}"

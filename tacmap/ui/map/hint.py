@@ -39,3 +39,30 @@ class MapHint(QLabel):
         width = max(120, min(720, view.width() - 40))
         height = self.heightForWidth(width)
         self.setGeometry((view.width() - width) // 2, 14, width, max(height, 24))
+
+
+class CursorHint(QLabel):
+    """A few lines beside the mouse (the tokens inside a template being placed)."""
+
+    def __init__(self, view: QWidget) -> None:
+        super().__init__(view)
+        self.setObjectName("cursor-hint")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.setStyleSheet("QLabel#cursor-hint { background: rgba(30, 30, 30, 200); "
+                           "color: #ffffff; border-radius: 6px; padding: 5px 10px; }")
+        font = self.font()
+        font.setPointSizeF(max(font.pointSizeF() * 1.2, 11.0))
+        self.setFont(font)
+        self.hide()
+
+    def show_at(self, text: str, x: int, y: int) -> None:
+        """Show ``text`` just below and right of the viewport point (x, y), kept inside it."""
+        self.setText(text)
+        self.adjustSize()
+        view = self.parentWidget()
+        if view is not None:
+            x = min(x + 24, max(0, view.width() - self.width() - 4))
+            y = min(y + 24, max(0, view.height() - self.height() - 4))
+        self.move(x, y)
+        self.show()
+        self.raise_()

@@ -9,6 +9,7 @@ from tacmap.engine import grid
 from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_PIXELS, ImageCache, describe
+from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem, WallCache
 from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
@@ -104,6 +105,15 @@ class MapScene(QGraphicsScene):
         self.addItem(self.reach_item)
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
+        #: The map's walls, indexed for the template layers.
+        self.wall_index = WallCache()
+        #: Templates left on the map (a cloud, a spell about to land).
+        self.lasting = LastingLayer(self, self.wall_index)
+        #: The template being placed, and the rings round the tokens inside it.
+        self.sketch_area = TemplateItem(SKETCH, z=4.5)
+        self.sketch_area.attach(self)
+        self.inside_rings = InsideRings()
+        self.addItem(self.inside_rings)
         #: The player view's names, at one screen size whatever the zoom.
         self.tags: NameTags | None = None
         if player:
@@ -146,6 +156,7 @@ class MapScene(QGraphicsScene):
             self.walls_item.set_walls(m.walls)
             self._walls_key = m.walls
         self._sync_image(state)
+        self.lasting.sync(state)
         current = looks(state, self.ruleset, self.player)
         if self.player:
             current = [look for look in current if not look.hidden]

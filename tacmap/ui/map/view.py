@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tacmap.engine.referee import Referee
+from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController, describe_cost
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
@@ -47,6 +48,8 @@ class MapView(QGraphicsView):
     """A token was dragged (whether or not the move was allowed)."""
     roster_dropped = Signal(int, int, int)
     """A roster entry (id) was dropped on the cell (x, y)."""
+    area_menu = Signal(int, int, QPoint)
+    """A template left on the map was right-clicked at cell (x, y), at this screen point."""
 
     def __init__(self, scene: MapScene, referee: Referee | None,
                  parent: QWidget | None = None) -> None:
@@ -80,6 +83,14 @@ class MapView(QGraphicsView):
         self.fit_padding: tuple[float, float, float, float] = (8, 8, 8, 8)
         scene.sceneRectChanged.connect(self._scroll_area)
         self._scroll_area()
+        self._area_preview: TemplatePreview | None = None
+
+    @property
+    def area_preview(self) -> TemplatePreview:
+        """Draws a template being placed on this view (made on first use)."""
+        if self._area_preview is None:
+            self._area_preview = TemplatePreview(self.map_scene, self)
+        return self._area_preview
 
     # --- zoom and pan ---------------------------------------------------------------
 
@@ -177,6 +188,16 @@ class MapView(QGraphicsView):
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
             return
+        if button == Qt.MouseButton.RightButton and self.controller is not None \
+                and (self.tool is None or self.tool.name == "template"):
+            fx, fy = self._cell_at(event)
+            cell = (int(fx // 1), int(fy // 1))
+            state = self.map_scene.state
+            if self.map_scene.token_at(cell) is None \
+                    and self.map_scene.lasting.at(state, cell) is not None:
+                self.area_menu.emit(cell[0], cell[1], event.globalPosition().toPoint())
+                event.accept()
+                return
         if self.tool is not None and button in (Qt.MouseButton.LeftButton,
                                                 Qt.MouseButton.RightButton):
             self.tool.press(self.mapToScene(event.position().toPoint()), button)

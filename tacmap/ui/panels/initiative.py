@@ -171,12 +171,13 @@ class InitiativePanel(QWidget):
         shown = [a for a in actions if a.key != "end_turn"]
         self.actions_box.setVisible(bool(shown) and not self.player)
         for option in shown:
-            text = option.label + {"token": " …", "cell": " (drag on the map)"}.get(
-                option.target, "")
+            text = option.label + {"token": " …", "cell": " (drag on the map)",
+                                   "area": " (place on the map)"}.get(option.target, "")
             button = QPushButton(text)
             button.setEnabled(option.enabled)
             button.setToolTip(tip(option.reason) if not option.enabled else
                               "then click its target on the map" if option.target == "token"
+                              else "then click where its area goes" if option.target == "area"
                               else "")
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))

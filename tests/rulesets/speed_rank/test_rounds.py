@@ -10,7 +10,7 @@ from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.referee import replay
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.schedule import SPEED_PHASES
-from tacmap.engine.state import Token
+from tacmap.engine.state import Template, Token
 from tests.rulesets.speed_rank.helpers import fighters, next_round, referee, rules_of, run, to_phase
 
 
@@ -24,6 +24,12 @@ def party() -> list[Token]:
         Token("blue", "Blue sergeant", "Blue Company", 6, 5, hp=30, max_hp=30,
               stats={"weapon": "greatsword"}),
     ]
+
+
+def fireball_at(ref: object, name: str) -> Act:
+    """The Mage's Fireball, its 4-square circle centred on token ``name``'s cell."""
+    token = ref.state.tokens[name]  # type: ignore[attr-defined]
+    return Act("mage", "cast", "", "fireball", Template("circle", token.cell, 4))
 
 
 def test_the_worked_example_orders_every_phase(registry: Registry) -> None:
@@ -99,16 +105,20 @@ def test_spell_speed_is_added_to_the_fast_phase(registry: Registry) -> None:
     ref = referee(registry, party())
     run(ref, StartCombat(), [3, 4, 6])
     # Fireball, Spell Speed 3, started in S: cast through phase 3.
-    out = run(ref, Act("mage", "cast", "blue", "fireball"))
-    assert ("phase S (Starting Phase): Mage begins casting Fireball at Blue sergeant, to take "
+    out = run(ref, fireball_at(ref, "blue"))
+    assert ("phase S (Starting Phase): Mage begins casting Fireball at (6,5), to take "
             "effect at the end (phases S to 3)") in out
+    assert "Fireball placed: covers Red sergeant, Hero, Blue sergeant" in out
     with pytest.raises(RuleError, match="Mage is casting Fireball through phase 3"):
         run(ref, Move("mage", ((2, 8),)))
     to_phase(ref, "3", "Blue Company")
-    # Phase 3, the Players' turn: everyone within 5 ft of Blue, the Hero too (a fireball does
-    # not choose sides). Each saves vs. Spell (15) for half: Red 3, Hero 20, Blue 3.
+    # Phase 3, the Players' turn: everyone within 20 ft of Blue's square, the Hero too (a
+    # fireball does not choose sides); the Mage, 4 squares across and 4 down, is out.
+    # Each saves vs. Spell (15) for half: Red 3, Hero 20, Blue 3.
     out = run(ref, EndTurn(), [3, 1, 1, 1, 20, 2, 2, 2, 3, 6, 6, 6])
     assert "Mage's Fireball takes effect" in out
+    assert "Fireball is taken off the map" in out
+    assert ref.state.templates == ()
     hp = {t.id: t.hp for t in ref.state.tokens.values()}
     assert hp == {"red": 10 - 3, "mage": 10, "hero": 10 - 6 // 2, "blue": 30 - 18}
 
@@ -133,10 +143,12 @@ def test_a_caster_who_dies_loses_the_spell(registry: Registry) -> None:
                       stats={"spells": ("fireball",)})
     ref = referee(registry, tokens)
     run(ref, StartCombat(), [3, 4, 6])
-    run(ref, Act("mage", "cast", "red", "fireball"))
+    run(ref, fireball_at(ref, "red"))
+    assert [p.label for p in ref.state.templates] == ["Fireball"]
     to_phase(ref, "3", "Blue Company")
     out = run(ref, Attack("blue", "mage"), [20, 6, 6])
     assert "Mage's Fireball ends: Mage is dead" in out
+    assert ref.state.templates == (), "the spell's area goes with it"
     assert not any(p.actor == "mage" for p in ref.state.schedule.plans)
 
 
@@ -159,7 +171,7 @@ def test_the_timeline_panel(registry: Registry) -> None:
     ref = referee(registry, party())
     assert rules.timeline(ref.state) is None and rules.turn_order(ref.state) is None
     run(ref, StartCombat(), [1, 4, 10])  # Red delayed, Blue moved up
-    run(ref, Act("mage", "cast", "red", "fireball"))
+    run(ref, fireball_at(ref, "red"))
     view = rules.timeline(ref.state)
     assert view is not None
     assert view.phases == SPEED_PHASES and view.current == 0
@@ -250,7 +262,7 @@ def test_a_bad_stat_block_is_refused(registry: Registry, stats: dict[str, object
 def test_save_load_and_replay_mid_combat(registry: Registry) -> None:
     ref = referee(registry, party())
     run(ref, StartCombat(), [4, 4, 6, 2, 1, 12, 3])  # a tie, a Lucky Break for the Hero
-    run(ref, Act("mage", "cast", "red", "fireball"))
+    run(ref, fireball_at(ref, "red"))
     to_phase(ref, "1", "Players")
     run(ref, Attack("hero", "red"), [12, 4])
     loaded = storage.loads(storage.dumps(ref.state, ref.log), registry)
