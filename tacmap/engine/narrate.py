@@ -30,6 +30,7 @@ from tacmap.engine.commands import (
     AddToken,
     Attack,
     Command,
+    EditFog,
     EditToken,
     EndTurn,
     FreeMove,
@@ -39,6 +40,8 @@ from tacmap.engine.commands import (
     Reorder,
     SetCondition,
     SetDiagonal,
+    SetDoor,
+    SetFog,
     SetHp,
     SetMapImage,
     SetParty,
@@ -46,7 +49,14 @@ from tacmap.engine.commands import (
     SetWalls,
     StartCombat,
 )
-from tacmap.engine.events import Event, Said, ScheduleChanged, TokenEdited, TokenRemoved
+from tacmap.engine.events import (
+    Event,
+    Said,
+    ScheduleChanged,
+    TokenEdited,
+    TokenRemoved,
+    door_name,
+)
 from tacmap.engine.state import Cell, Encounter
 
 #: Fields that name the token a command is about, in the order they are looked for.
@@ -115,6 +125,16 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         return f"GM renames the encounter “{c.name}”"
     if isinstance(c, SetParty):
         return f"GM makes {c.side} the players' side"
+    if isinstance(c, SetDoor):
+        door = door_name(state, c.wall)
+        return f"{door[0].upper()}{door[1:]} {'opens' if c.open else 'closes'}"
+    if isinstance(c, SetFog):
+        return f"GM turns fog of war {'on' if c.enabled else 'off'}"
+    if isinstance(c, EditFog):
+        xs, ys = [p[0] for p in c.points], [p[1] for p in c.points]
+        what = "reveals" if c.reveal else "hides"
+        return (f"GM {what} an area from ({min(xs):g}, {min(ys):g}) to "
+                f"({max(xs):g}, {max(ys):g})" if xs else f"GM {what} an area")
     return _fallback(c, n)
 
 

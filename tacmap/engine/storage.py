@@ -25,11 +25,20 @@ import msgspec
 from tacmap.engine import records
 from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
-from tacmap.engine.events import Event, TokenAdded, TokenEdited, TokenMoved, WallsChanged
+from tacmap.engine.events import (
+    Event,
+    Explored,
+    FogEdited,
+    TokenAdded,
+    TokenEdited,
+    TokenMoved,
+    WallsChanged,
+)
 from tacmap.engine.geometry import wall_problem
 from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter, Token, check_folder_path, check_image_path
+from tacmap.engine.vision import area_problem
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -72,7 +81,7 @@ class Loaded:
 
 
 #: Events that put a token or a wall somewhere: after them the map is checked again.
-_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged}
+_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged, FogEdited, Explored}
 
 
 def check_state(state: Encounter, where: str = "encounter", walls: bool = True) -> None:
@@ -91,6 +100,15 @@ def check_state(state: Encounter, where: str = "encounter", walls: bool = True) 
         problem = wall_problem(wall, m.width, m.height)
         if problem:
             raise InputError(f"{where}.map.walls[{i}]: {problem}")
+    fog = state.fog
+    for name, area in (("explored", fog.explored), ("revealed", fog.revealed),
+                       ("hidden", fog.hidden)):
+        problem = area_problem(area, m.width, m.height)
+        if problem:
+            raise InputError(f"{where}.fog.{name}: {problem}")
+    if fog.sight is not None and not 0 < fog.sight <= 100_000:
+        raise InputError(f"{where}.fog.sight: a sight range of {fog.sight:g} m must be above "
+                         "0 and at most 100,000")
 
 
 def verify(loaded: Loaded) -> None:

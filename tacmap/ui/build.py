@@ -22,10 +22,9 @@ from tacmap.engine.commands import (
 from tacmap.engine.roster import next_copy
 from tacmap.engine.statblock import StatField
 from tacmap.engine.statblock import defaults as statblock_defaults
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Token, party_side
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
-from tacmap.ui.map.look import party_side
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import DrawWall, EraseWall, MoveWall, ScaleImage, Tool, sketch_item

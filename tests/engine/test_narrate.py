@@ -15,6 +15,7 @@ from tacmap.engine.commands import (
     AddToken,
     Attack,
     Command,
+    EditFog,
     EditToken,
     EndTurn,
     FreeMove,
@@ -24,6 +25,8 @@ from tacmap.engine.commands import (
     Reorder,
     SetCondition,
     SetDiagonal,
+    SetDoor,
+    SetFog,
     SetHp,
     SetMapImage,
     SetParty,
@@ -87,6 +90,10 @@ SENTENCES: list[tuple[Command, str]] = [
     (SetDiagonal("chebyshev"), "GM sets the diagonal rule to chebyshev"),
     (RenameEncounter("The Gate"), "GM renames the encounter “The Gate”"),
     (SetParty("heroes"), "GM makes heroes the players' side"),
+    (SetDoor(0, True), "Door 1 opens"),  # the example map has no walls: named by number
+    (SetDoor(0, False), "Door 1 closes"),
+    (SetFog(True), "GM turns fog of war on"),
+    (EditFog(((2, 3), (6, 3), (6, 5)), reveal=False), "GM hides an area from (2, 3) to (6, 5)"),
 ]
 
 
