@@ -316,6 +316,21 @@ def shown_now(state: Encounter, walls: Walls) -> BaseGeometry:
     return shown
 
 
+def unseen_tokens(state: Encounter, shown: BaseGeometry) -> frozenset[str]:
+    """Tokens of other sides that nothing shown now touches: the table cannot see them."""
+    party = party_side(state)
+    shapely.prepare(shown)
+    out = set()
+    for t in state.tokens.values():
+        if t.side == party:
+            continue
+        # A hair inside the footprint: a token is not seen by the edge of a wall alone.
+        box = shapely.box(t.x + 0.05, t.y + 0.05, t.x + t.size - 0.05, t.y + t.size - 0.05)
+        if not shown.intersects(box):
+            out.add(t.id)
+    return frozenset(out)
+
+
 def explored_event(state: Encounter, walls: Walls) -> Explored | None:
     """An ``Explored`` event when what is shown now adds to ``explored``, else None.
 
