@@ -159,9 +159,15 @@ class Sight:
         if len(segs):
             near = (self._hi[:, 0] >= x0) & (self._lo[:, 0] <= x1) & \
                 (self._hi[:, 1] >= y0) & (self._lo[:, 1] <= y1)
-            segs = _clip(segs[near], box)
+            segs = segs[near]
             if arcs is not None and len(segs):
                 segs = segs[_overlaps(segs, px, py, arcs)]
+            inside = (np.minimum(segs[:, 0], segs[:, 2]) >= x0) & \
+                (np.maximum(segs[:, 0], segs[:, 2]) <= x1) & \
+                (np.minimum(segs[:, 1], segs[:, 3]) >= y0) & \
+                (np.maximum(segs[:, 1], segs[:, 3]) <= y1)
+            if not inside.all():
+                segs = np.vstack([segs[inside], _clip(segs[~inside], box)])
         edges = np.array([[x0, y0, x1, y0], [x1, y0, x1, y1], [x1, y1, x0, y1],
                           [x0, y1, x0, y0]])
         side_open = np.array([y0 > 0, x1 < w, y1 < h, x0 > 0]) & (not last)
@@ -231,6 +237,9 @@ def _lean(points: np.ndarray) -> np.ndarray:
     """A ring without the points that lie on the line through their neighbours."""
     if len(points) < 4:
         return points
+    step = np.hypot(*(points - np.roll(points, 1, axis=0)).T)
+    if (step <= 1e-12).any() and (step > 1e-12).sum() >= 3:
+        points = points[step > 1e-12]
     prev, nxt = np.roll(points, 1, axis=0), np.roll(points, -1, axis=0)
     cross = (points[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - \
         (points[:, 1] - prev[:, 1]) * (nxt[:, 0] - prev[:, 0])

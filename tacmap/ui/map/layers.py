@@ -139,6 +139,8 @@ class FogItem(QGraphicsItem):
         self.dim = QPainterPath()
         self.box = QRectF()
         self.setZValue(8)  # over the walls, under the tokens
+        # Fog changes only when a command does: a drag repaints a cached picture of it.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_fog(self, dark: BaseGeometry, dim: BaseGeometry) -> None:
         """Redraw for these areas (empty geometries: no fog)."""
