@@ -87,7 +87,8 @@ class WallsItem(QGraphicsPathItem):
     def boundingRect(self) -> QRectF:
         box = super().boundingRect()
         for path in (self.doors, self.open_doors, self.windows):
-            box = box.united(path.boundingRect().adjusted(-6, -6, 6, 6))
+            if not path.isEmpty():  # an empty path's rect would pull in the map's corner
+                box = box.united(path.boundingRect().adjusted(-6, -6, 6, 6))
         return box
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
