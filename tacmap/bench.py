@@ -101,6 +101,34 @@ def _bench_ruleset(registry: Registry) -> Ruleset:
     return Ruleset(Manifest("bench", "Bench", "0", Path("."), True, "rectilinear"))
 
 
+SIGHT_FIGURE = ("fog: visible area after a one-cell move (1,000 wall segments in rooms and "
+                "doors, 8 viewers, no sight range)")
+
+
+def sight_samples(reps: int) -> list[float]:
+    """Times of the party's sight after one viewer steps to a cell it never stood on.
+
+    The other seven viewers' polygons (and their union) are cached, as they are
+    in play; the mover's polygon is dropped from the cache before each step.
+    """
+    from tacmap.engine.benching import dungeon
+    from tacmap.engine.geometry import Walls
+    from tacmap.engine.vision import Sight
+
+    sight = Sight(Walls(dungeon()), 120, 120)
+    others = tuple((12 + 20 * (k % 4), 12 + 20 * (k // 4 % 2) + 40, 1, None) for k in range(7))
+    sight.union(((12, 12, 1, None), *others))
+    cells = [(11 + i % 8, 11 + (i // 8) % 8) for i in range(reps)]
+    samples = []
+    for x, y in cells:
+        viewer = (x, y, 1, None)
+        sight._cache.pop(viewer, None)
+        start = time.perf_counter()
+        sight.union((viewer, *others))
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
 def run(registry: Registry, quick: bool = False,
         sources: Sequence[FigureSource] = ()) -> list[Figure]:
     """Measure every figure: the engine's, each ruleset's, then those of each of ``sources``."""
@@ -149,6 +177,7 @@ def run(registry: Registry, quick: bool = False,
         registry._loaded.setdefault(ruleset.id, ruleset)
         figures.append(_figure("load 2,000 tokens + 10,000 events",
                                time_runs(lambda: storage.load(path, registry), n), 50.0))
+    figures.append(_figure(SIGHT_FIGURE, sight_samples(reps), 3.0))
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
 

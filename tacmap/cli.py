@@ -19,7 +19,7 @@ from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.records import LIMIT
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
-from tacmap.engine.state import DIAGONAL_RULES, MapSpec
+from tacmap.engine.state import DIAGONAL_RULES, Fog, MapSpec
 
 
 class UsageError(InputError):
@@ -241,6 +241,7 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else fresh_seed()
     state = ruleset.new_encounter(args.name or path.stem, seed)
     state.map = spec
+    state.fog = Fog(enabled=True)  # a new map starts dark for the players (Build ▸ Fog of War)
     try:
         storage.save(path, state, [])
     except OSError as err:

@@ -222,6 +222,34 @@ class RemoveTemplate(Command, frozen=True, tag="remove_template"):
     """Id of the template."""
 
 
+class SetDoor(Command, frozen=True, tag="set_door"):
+    """GM: open or close a door."""
+
+    override = True
+    wall: Int
+    """Index of the door among the map's walls (from 0)."""
+    open: bool
+    """True opens it, False closes it."""
+
+
+class SetFog(Command, frozen=True, tag="set_fog"):
+    """GM: turn fog of war on or off for this encounter."""
+
+    override = True
+    enabled: bool
+    """True: the player view shows only what the players' side has seen."""
+
+
+class EditFog(Command, frozen=True, tag="edit_fog"):
+    """GM: reveal or hide an area of the map by hand (a rectangle is four corners)."""
+
+    override = True
+    points: tuple[tuple[Float, Float], ...]
+    """Corners of the area, in metres from the map's top-left corner."""
+    reveal: bool = True
+    """True reveals the area to the players, False hides it from them."""
+
+
 def describe(cmd: Command) -> str:
     """A command as a short readable line.
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 from typing import Generic, TypeVar
 
+import msgspec
+
 from tacmap.engine.dice import Roll
 from tacmap.engine.records import Float, Int, Json, Record, Text
 from tacmap.engine.schedule import Schedule
-from tacmap.engine.state import Cell, Encounter, Placed, Token, Wall
+from tacmap.engine.state import Area, Cell, Encounter, Fog, Placed, Token, Wall
 from tacmap.engine.units import units_of
 
 S = TypeVar("S", bound=Schedule)
@@ -394,6 +396,109 @@ class WallsChanged(Event, frozen=True, tag="walls_changed"):
         parts = [f"{added} drawn" if added else "", f"{len(left)} erased" if left else ""]
         said = ", ".join(p for p in parts if p) or "reordered"
         return f"walls: {said} ({len(self.new)} now)"
+
+
+class DoorChanged(Event, frozen=True, tag="door_changed"):
+    """A door was opened or closed."""
+
+    wall: Int
+    """Index of the door among the map's walls."""
+    old: bool
+    """Open before."""
+    new: bool
+    """Open after."""
+
+    def apply(self, state: Encounter) -> None:
+        self._set(state, self.new)
+
+    def revert(self, state: Encounter) -> None:
+        self._set(state, self.old)
+
+    def _set(self, state: Encounter, value: bool) -> None:
+        walls = state.map.walls
+        door = walls[self.wall]
+        if door.kind != "door":
+            raise ValueError(f"wall {self.wall + 1} is not a door")
+        # A new tuple: movement and sight cache walls by the tuple's identity.
+        state.map.walls = (*walls[:self.wall], msgspec.structs.replace(door, open=value),
+                           *walls[self.wall + 1:])
+
+    def text(self, state: Encounter) -> str:
+        return f"{door_name(state, self.wall).capitalize()} {'opens' if self.new else 'closes'}"
+
+
+def door_name(state: Encounter, index: int) -> str:
+    """``"the north door (12, 4)"``: where a door is, as the table would say it."""
+    walls = state.map.walls
+    if not 0 <= index < len(walls):
+        return f"door {index + 1}"
+    xs = [p[0] for p in walls[index].points]
+    ys = [p[1] for p in walls[index].points]
+    x, y = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    dx, dy = x - state.map.width / 2, y - state.map.height / 2
+    words = []
+    if abs(dy) > state.map.height / 6:
+        words.append("north" if dy < 0 else "south")
+    if abs(dx) > state.map.width / 6:
+        words.append("west" if dx < 0 else "east")
+    where = "-".join(words) + " " if words else ""
+    return f"the {where}door at ({x:g}, {y:g})"
+
+
+class FogSwitched(Event, frozen=True, tag="fog_switched"):
+    """Fog of war was turned on or off for the encounter."""
+
+    old: bool
+    """On before."""
+    new: bool
+    """On after."""
+
+    def apply(self, state: Encounter) -> None:
+        state.fog = msgspec.structs.replace(state.fog, enabled=self.new)
+
+    def revert(self, state: Encounter) -> None:
+        state.fog = msgspec.structs.replace(state.fog, enabled=self.old)
+
+    def text(self, state: Encounter) -> str:
+        return f"fog of war is {'on' if self.new else 'off'}"
+
+
+class FogEdited(Event, frozen=True, tag="fog_edited"):
+    """The GM revealed or hid an area by hand (the fog kept whole before and after)."""
+
+    old: Fog
+    """Fog before."""
+    new: Fog
+    """Fog after."""
+    reveal: bool
+    """True for a reveal, False for a hide."""
+
+    def apply(self, state: Encounter) -> None:
+        state.fog = self.new
+
+    def revert(self, state: Encounter) -> None:
+        state.fog = self.old
+
+    def text(self, state: Encounter) -> str:
+        return f"the GM {'reveals' if self.reveal else 'hides'} an area of the map"
+
+
+class Explored(Event, frozen=True, tag="explored"):
+    """The players' side was shown more of the map: the explored area grew."""
+
+    old: Area
+    """Explored area before."""
+    new: Area
+    """Explored area after."""
+
+    def apply(self, state: Encounter) -> None:
+        state.fog = msgspec.structs.replace(state.fog, explored=self.new)
+
+    def revert(self, state: Encounter) -> None:
+        state.fog = msgspec.structs.replace(state.fog, explored=self.old)
+
+    def text(self, state: Encounter) -> str:
+        return "the players see more of the map"
 
 
 class DiagonalChanged(Event, frozen=True, tag="diagonal_changed"):

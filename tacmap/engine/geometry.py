@@ -34,6 +34,10 @@ def wall_problem(wall: Wall, width: float, height: float) -> str | None:
     for x, y in wall.points:
         if not (0 <= x <= width and 0 <= y <= height):
             return f"the point ({x:g}, {y:g}) is off the {width:g}×{height:g} m map"
+    if wall.closed and wall.kind != "wall":
+        return f"a {wall.kind} is a line, not a closed obstacle"
+    if wall.open and wall.kind != "door":
+        return "only a door can stand open"
     shape = _shape(wall)
     if wall.closed and (not shapely.is_valid(shape) or shape.area <= 0):
         return "an obstacle must not cross itself and must cover some ground"
@@ -61,13 +65,22 @@ def _cells_along(points: Sequence[tuple[float, float]]) -> set[Cell]:
 
 
 class Walls:
-    """The map's walls and obstacles, indexed once; answers steps and sight."""
+    """The map's walls and obstacles, indexed once; answers steps and sight.
+
+    Moves and sight see different subsets: an open door bars neither, a window
+    bars moves only, a low fence (``blocks_sight`` False) moves only.
+    """
 
     def __init__(self, walls: Sequence[Wall]) -> None:
-        self.walls = tuple(walls)
+        self.all = tuple(walls)
+        #: What bars moves (everything but open doors), and its shapes and index.
+        self.walls = tuple(w for w in self.all if w.blocks_moves)
         self.shapes = [_shape(w) for w in self.walls]
         self.tree = STRtree(self.shapes)
-        self._sight = np.array([w.blocks_sight for w in self.walls], dtype=bool)
+        #: What stops sight, and its shapes and index.
+        self.sight_walls = tuple(w for w in self.all if w.stops_sight)
+        self.sight_shapes = [_shape(w) for w in self.sight_walls]
+        self.sight_tree = STRtree(self.sight_shapes)
         self._blocked_steps: set[tuple[Cell, Cell]] | None = None
         self._blocked_cells: set[Cell] | None = None
 
@@ -152,21 +165,20 @@ class Walls:
 
     def sight_blocked(self, a: Cell, b: Cell) -> bool:
         """Whether a wall that blocks sight lies between the centres of two cells."""
-        if not self.shapes:
+        if not self.sight_shapes:
             return False
         seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
-        hits = self.tree.query(seg, predicate="intersects")
-        return bool(self._sight[hits].any()) if len(hits) else False
+        return len(self.sight_tree.query(seg, predicate="intersects")) > 0
 
     def sight_blocked_from(self, a: Cell, others: Sequence[Cell]) -> list[bool]:
         """``sight_blocked(a, b)`` for every ``b`` of ``others``, in one bulk query."""
-        if not self.shapes or not len(others):
+        if not self.sight_shapes or not len(others):
             return [False] * len(others)
         ax, ay = a[0] + 0.5, a[1] + 0.5
         coords = np.array([[[ax, ay], [b[0] + 0.5, b[1] + 0.5]] for b in others])
-        lines, walls = self.tree.query(shapely.linestrings(coords), predicate="intersects")
+        lines, _ = self.sight_tree.query(shapely.linestrings(coords), predicate="intersects")
         out = np.zeros(len(others), dtype=bool)
-        out[lines[self._sight[walls]]] = True
+        out[lines] = True
         return [bool(v) for v in out]
 
 

@@ -30,6 +30,7 @@ from tacmap.engine.commands import (
     AddToken,
     Attack,
     Command,
+    EditFog,
     EditToken,
     EndTurn,
     FreeMove,
@@ -41,6 +42,8 @@ from tacmap.engine.commands import (
     Reorder,
     SetCondition,
     SetDiagonal,
+    SetDoor,
+    SetFog,
     SetHp,
     SetMapImage,
     SetParty,
@@ -55,6 +58,7 @@ from tacmap.engine.events import (
     TemplateRemoved,
     TokenEdited,
     TokenRemoved,
+    door_name,
 )
 from tacmap.engine.state import Cell, Encounter, Template
 from tacmap.engine.templates import describe as describe_template
@@ -133,6 +137,16 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         gone = next((e.placed.label for e in events if isinstance(e, TemplateRemoved)), None) \
             or next((p.label for p in state.templates if p.id == c.id), c.id)
         return f"GM takes {gone} off the map"
+    if isinstance(c, SetDoor):
+        door = door_name(state, c.wall)
+        return f"{door[0].upper()}{door[1:]} {'opens' if c.open else 'closes'}"
+    if isinstance(c, SetFog):
+        return f"GM turns fog of war {'on' if c.enabled else 'off'}"
+    if isinstance(c, EditFog):
+        xs, ys = [p[0] for p in c.points], [p[1] for p in c.points]
+        what = "reveals" if c.reveal else "hides"
+        return (f"GM {what} an area from ({min(xs):g}, {min(ys):g}) to "
+                f"({max(xs):g}, {max(ys):g})" if xs else f"GM {what} an area")
     return _fallback(c, n)
 
 

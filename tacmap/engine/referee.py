@@ -18,10 +18,11 @@ from typing import Literal
 
 import msgspec
 
-from tacmap.engine import records
+from tacmap.engine import records, vision
 from tacmap.engine.commands import (
     AddToken,
     Command,
+    EditFog,
     EditToken,
     FreeMove,
     PlaceTemplate,
@@ -30,6 +31,8 @@ from tacmap.engine.commands import (
     RenameEncounter,
     SetCondition,
     SetDiagonal,
+    SetDoor,
+    SetFog,
     SetHp,
     SetMapImage,
     SetParty,
@@ -40,8 +43,11 @@ from tacmap.engine.dice import DiceSource, SeededDice
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import (
     DiagonalChanged,
+    DoorChanged,
     EncounterRenamed,
     Event,
+    FogEdited,
+    FogSwitched,
     HpChanged,
     MapImageChanged,
     PartyChanged,
@@ -131,6 +137,13 @@ class Referee:
                 resolve_override(ctx, cmd, self.ruleset)
             else:
                 self.ruleset.resolve(ctx, cmd)
+            if self.state.fog.enabled:
+                # What the command showed the table is explored in the same entry:
+                # undoing the command un-explores it, replaying it explores it again.
+                explored = vision.explored_event(self.state,
+                                                 self.ruleset.space.walls(self.state))
+                if explored is not None:
+                    ctx.emit(explored)
         except BaseException:
             ctx.rollback()
             raise
@@ -283,6 +296,20 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         ctx.emit(placement(state, cmd.template, cmd.label, cmd.id))
     elif isinstance(cmd, RemoveTemplate):
         ctx.emit(removal(state, cmd.id))
+    elif isinstance(cmd, SetDoor):
+        walls = state.map.walls
+        if not 0 <= cmd.wall < len(walls) or walls[cmd.wall].kind != "door":
+            raise RuleError(f"wall {cmd.wall + 1} is not a door" if 0 <= cmd.wall < len(walls)
+                            else f"there is no wall {cmd.wall + 1}")
+        if walls[cmd.wall].open == cmd.open:
+            raise RuleError(f"the door is already {'open' if cmd.open else 'closed'}")
+        ctx.emit(DoorChanged(cmd.wall, walls[cmd.wall].open, cmd.open))
+    elif isinstance(cmd, SetFog):
+        if cmd.enabled == state.fog.enabled:
+            raise RuleError(f"fog of war is already {'on' if cmd.enabled else 'off'}")
+        ctx.emit(FogSwitched(state.fog.enabled, cmd.enabled))
+    elif isinstance(cmd, EditFog):
+        _edit_fog(ctx, cmd)
     elif isinstance(cmd, RemoveToken):
         token = state.token(cmd.token)
         index = list(state.tokens).index(token.id)
@@ -290,6 +317,28 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
     else:
         # Reorder and any ruleset-specific override go to the rules, which own the schedule.
         ruleset.resolve(ctx, cmd)
+
+
+def _edit_fog(ctx: Resolution, cmd: EditFog) -> None:
+    """Reveal: shown whatever the party sees. Hide: never shown, and forgotten."""
+    state = ctx.state
+    fog = state.fog
+    try:
+        area = vision.edit_polygon(cmd.points, state.map.width, state.map.height)
+    except ValueError as err:
+        raise RuleError(str(err)) from None
+    revealed, hidden = vision.area_shape(fog.revealed), vision.area_shape(fog.hidden)
+    if cmd.reveal:
+        new = vision.with_fog(fog, revealed=vision.to_area(revealed.union(area)),
+                              hidden=vision.to_area(hidden.difference(area)))
+    else:
+        explored = vision.area_shape(fog.explored)
+        new = vision.with_fog(fog, hidden=vision.to_area(hidden.union(area)),
+                              revealed=vision.to_area(revealed.difference(area)),
+                              explored=vision.to_area(explored.difference(area)))
+    if new == fog:
+        raise RuleError(f"that area is already {'revealed' if cmd.reveal else 'hidden'}")
+    ctx.emit(FogEdited(fog, new, cmd.reveal))
 
 
 def _set_map_image(ctx: Resolution, cmd: SetMapImage) -> None:

@@ -19,6 +19,12 @@ from tacmap.engine.schedule import Schedule
 Cell = tuple[Int, Int]
 
 DIAGONAL_RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
+WALL_KINDS = ("wall", "door", "window")
+
+#: One ring of an area: corner points in metres, closed (the last point is not repeated).
+Ring = tuple[tuple[Float, Float], ...]
+#: An area on the map: polygons, each an outer ring then its holes.
+Area = tuple[tuple[Ring, ...], ...]
 
 # Documented limits (README "Limits"): far above any table's needs, low enough that
 # checking, drawing and saving the largest encounter stays within seconds and memory.
@@ -41,11 +47,54 @@ class Wall(Record, frozen=True, tag="wall"):
     """True for an obstacle (a filled polygon), False for a wall line."""
     blocks_sight: bool = True
     """Whether line of sight stops here (a low fence blocks movement only)."""
+    kind: Text = "wall"
+    """``"wall"``, ``"door"`` (blocks moves and sight while closed) or ``"window"``
+    (blocks moves, never sight)."""
+    open: bool = False
+    """A door stands open: nothing is blocked. Only doors open."""
 
     def __post_init__(self) -> None:
+        if self.kind not in WALL_KINDS:
+            raise ValueError(f"a wall's kind must be one of {', '.join(WALL_KINDS)}, "
+                             f"not {self.kind!r}")
+        if self.kind != "wall" and self.closed:
+            raise ValueError(f"a {self.kind} is a line, not a closed obstacle")
+        if self.open and self.kind != "door":
+            raise ValueError("only a door can stand open")
         if len(self.points) < (3 if self.closed else 2):
             need = "three points" if self.closed else "two points"
             raise ValueError(f"a {'polygon' if self.closed else 'wall'} needs at least {need}")
+
+
+    @property
+    def blocks_moves(self) -> bool:
+        """Whether a token may not pass here (everything but an open door)."""
+        return not self.open
+
+    @property
+    def stops_sight(self) -> bool:
+        """Whether line of sight stops here (not a window, an open door or a low fence)."""
+        return self.blocks_sight and self.kind != "window" and not self.open
+
+
+class Fog(Record, frozen=True, tag="fog"):
+    """Fog of war: what the players' side has seen, and the GM's hand-made changes.
+
+    Shown now = (what the party sees + ``revealed``) − ``hidden``; ``explored``
+    grows by what is shown now (``tacmap.engine.vision``).
+    """
+
+    enabled: bool = False
+    """Fog is on for this encounter (a file without fog loads with it off)."""
+    explored: Area = ()
+    """Everything the players' side has been shown (snapped to 0.01 m)."""
+    revealed: Area = ()
+    """Areas the GM revealed by hand: always shown."""
+    hidden: Area = ()
+    """Areas the GM hid by hand: never shown, whatever the party sees."""
+    sight: Float | None = None
+    """How far tokens see, in metres, unless a token's ``sight`` stat says otherwise;
+    None: as far as the walls let them."""
 
 
 #: The four template shapes (``tacmap.engine.templates`` finds the cells they cover).
@@ -197,6 +246,8 @@ class Encounter(MutableRecord, tag="encounter"):
     Empty: the side of the first token."""
     templates: tuple[Placed, ...] = ()
     """Templates left on the map, in the order they were placed."""
+    fog: Fog = Fog()
+    """Fog of war on the player view (off unless the GM turns it on)."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:
@@ -214,6 +265,14 @@ class Encounter(MutableRecord, tag="encounter"):
     def copy(self) -> Encounter:
         """A deep copy (for previews and tests)."""
         return copy.deepcopy(self)
+
+
+def party_side(state: Encounter) -> str | None:
+    """The players' side: the one the GM named, else the side of the first token."""
+    if state.party:
+        return state.party
+    first = next(iter(state.tokens.values()), None)
+    return first.side if first is not None else None
 
 
 def check_image_path(value: str, where: str) -> None:

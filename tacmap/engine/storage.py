@@ -27,6 +27,8 @@ from tacmap.engine.commands import Command
 from tacmap.engine.errors import InputError
 from tacmap.engine.events import (
     Event,
+    Explored,
+    FogEdited,
     TemplatePlaced,
     TokenAdded,
     TokenEdited,
@@ -44,6 +46,7 @@ from tacmap.engine.state import (
     check_image_path,
 )
 from tacmap.engine.templates import placed_problem
+from tacmap.engine.vision import area_problem
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -88,7 +91,8 @@ class Loaded:
 
 
 #: Events that put a token or a wall somewhere: after them the map is checked again.
-_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged, TemplatePlaced}
+_PLACING = {TokenMoved, TokenAdded, TokenEdited, WallsChanged, TemplatePlaced, FogEdited,
+            Explored}
 
 
 def check_state(state: Encounter, where: str = "encounter", walls: bool = True) -> None:
@@ -111,6 +115,15 @@ def check_state(state: Encounter, where: str = "encounter", walls: bool = True) 
     problem = placed_problem(state)
     if problem:
         raise InputError(f"{where}.{problem}")
+    fog = state.fog
+    for name, area in (("explored", fog.explored), ("revealed", fog.revealed),
+                       ("hidden", fog.hidden)):
+        problem = area_problem(area, m.width, m.height)
+        if problem:
+            raise InputError(f"{where}.fog.{name}: {problem}")
+    if fog.sight is not None and not 0 < fog.sight <= 100_000:
+        raise InputError(f"{where}.fog.sight: a sight range of {fog.sight:g} m must be above "
+                         "0 and at most 100,000")
 
 
 def verify(loaded: Loaded) -> None:

@@ -140,6 +140,8 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
     player.deleteLater()
     view.close()
 
+    _fog_figure(registry, ruleset, reps, measure)
+
     # The whole map visible with 10,000 tokens: drawn as marks in one pass.
     state = big(ruleset.id, tokens=10_000, walls=0, size=300)
     scene = MapScene(state, ruleset)
@@ -195,6 +197,61 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
                 raise RuntimeError(f"cold start failed: {done.stderr[-500:]}")
             samples.append(float(done.stdout.split()[-1]) * 1000)
     measure("map: cold start to a drawn window (demo)", samples, 1500.0, "max")
+
+
+def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measure) -> None:
+    """The player view repainted with fog while the GM drags one of the party."""
+    from tacmap.engine import vision
+    from tacmap.engine.benching import dungeon
+    from tacmap.engine.referee import Referee
+    from tacmap.engine.state import Encounter, MapSpec, Token
+    from tacmap.ui.map.scene import MapScene
+    from tacmap.ui.map.token_item import CELL
+    from tacmap.ui.map.view import MapView
+    from tacmap.ui.player import PlayerView
+    from tacmap.ui.qt import QApplication, QPointF
+    from tacmap.ui.session import Session
+
+    state = Encounter(ruleset.id, map=MapSpec(120, 120, walls=dungeon()),
+                      diagonal=ruleset.manifest.diagonal)
+    for k in range(8):
+        state.tokens[f"p{k}"] = Token(f"p{k}", f"Hero {k}", "party", 12 + 10 * (k % 4),
+                                      12 + 10 * (k // 4))
+    for k in range(40):
+        state.tokens[f"e{k}"] = Token(f"e{k}", f"Foe {k}", "foes", 5 + 10 * (k % 12),
+                                      5 + 10 * (k // 12))
+    walls = ruleset.space.walls(state)
+    state.fog = vision.with_fog(state.fog, enabled=True)
+    event = vision.explored_event(state, walls)
+    if event is not None:
+        event.apply(state)
+    referee = Referee(state, ruleset)
+    view = MapView(MapScene(state, ruleset), referee)
+    view.resize(1280, 800)
+    view.show()
+    player = PlayerView(Session(registry, state))
+    player.resize(1280, 800)
+    player.show()
+    player.view.fit()
+    QApplication.processEvents()
+    mover = state.tokens["p0"]
+    view.set_zoom(1.0)
+    view.centerOn(QPointF(mover.x * CELL, mover.y * CELL))
+    assert view.controller is not None
+    view.controller.begin(mover.id, (0.5, 0.5))
+    cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2) for i in range(reps)]
+    it = iter(cells)
+
+    def step() -> None:
+        view.controller.move_to(next(it))  # type: ignore[union-attr]
+        player.view.viewport().repaint()
+
+    measure("fog: player-view repaint with fog during a drag (1,000 wall segments, "
+            "8 party tokens, whole map)", time_runs(step, reps), 8.0, "p95")
+    view.controller.cancel()
+    player.hide()  # not close(): that would remember its place in the user's data folder
+    player.deleteLater()
+    view.close()
 
 
 def _log_figures(registry: Registry, quick: bool, measure: Measure, home: str) -> None:

@@ -24,15 +24,22 @@ from tacmap.engine.commands import (
 from tacmap.engine.roster import next_copy
 from tacmap.engine.statblock import StatField
 from tacmap.engine.statblock import defaults as statblock_defaults
-from tacmap.engine.state import Cell, Encounter, Template, Token
+from tacmap.engine.state import Cell, Encounter, Template, Token, party_side
 from tacmap.engine.templates import describe
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import DrawTemplate
-from tacmap.ui.map.look import party_side
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
-from tacmap.ui.map.tools import DrawWall, EraseWall, MoveWall, ScaleImage, Tool, sketch_item
+from tacmap.ui.map.tools import (
+    DrawWall,
+    EraseWall,
+    FogArea,
+    MoveWall,
+    ScaleImage,
+    Tool,
+    sketch_item,
+)
 from tacmap.ui.qt import (
     QDialog,
     QDoubleSpinBox,
@@ -50,6 +57,10 @@ IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
 TOOL_HINTS = {
     "wall": "Click grid corners to lay a wall; Enter, double-click or right-click ends it.",
     "obstacle": "Click the corners of an obstacle; Enter, double-click or right-click closes it.",
+    "door": "Click two grid corners to hang a door; right-click a door on the map to open it.",
+    "window": "Click grid corners to set a window (seen through, not walked through).",
+    "reveal": "Drag a rectangle to show it to the players (or click corners, then Enter).",
+    "hide": "Drag a rectangle to hide it from the players (or click corners, then Enter).",
     "erase": "Click a wall to remove it.",
     "move": "Drag a wall to move it.",
     "scale": "Click two points on the map image whose real distance you know.",
@@ -115,9 +126,13 @@ class Builder:
     def _tool(self, key: str) -> Tool:
         state = lambda: self.host.session.referee.state  # noqa: E731  (read at click time)
         run = self.host.run
-        if key in ("wall", "obstacle"):
+        if key in ("wall", "obstacle", "door", "window"):
             assert self.sketch is not None  # attach() runs when a session is bound
-            return DrawWall(state, run, self.sketch, closed=key == "obstacle")
+            return DrawWall(state, run, self.sketch, closed=key == "obstacle",
+                            kind=key if key in ("door", "window") else "wall")
+        if key in ("reveal", "hide"):
+            assert self.sketch is not None
+            return FogArea(run, self.sketch, reveal=key == "reveal")
         if key == "erase":
             return EraseWall(state, run)
         if key == "move":

@@ -77,14 +77,15 @@ class PlayerView(QMainWindow):
         return action
 
     def hidden(self, session: Session) -> frozenset[str]:
-        """Ids of the GM-only tokens."""
-        return frozenset(t.id for t in session.referee.state.tokens.values() if t.hidden)
+        """Ids of the GM-only tokens and of those the fog hides from the table."""
+        return frozenset(t.id for t in session.referee.state.tokens.values()
+                         if t.hidden) | self.scene.unseen
 
     def sync(self, session: Session) -> None:
         """Follow the GM's encounter."""
         state, ruleset = session.referee.state, session.referee.ruleset
-        hidden = self.hidden(session)
         self.scene.sync(state)
+        hidden = self.hidden(session)
         if self.scene.tags is not None:
             padding = self.scene.tags.padding()
             if padding != self.view.fit_padding:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from tacmap.engine.commands import Command, EndTurn, SetDiagonal, StartCombat
+from tacmap.engine.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
 from tacmap.engine.options import acting_token
 from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster
@@ -57,6 +57,7 @@ from tacmap.ui.qt import (
     QLabel,
     QMainWindow,
     QMenu,
+    QPoint,
     QScrollArea,
     QShowEvent,
     QStatusBar,
@@ -71,10 +72,14 @@ from tacmap.ui.token_form import TokenForm
 #: Build ▸ tools: key, menu text, shortcut.
 TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W"),
          ("obstacle", "Draw &Obstacle", "Ctrl+Shift+O"),
+         ("door", "Draw D&oor", "Ctrl+Shift+D"),
+         ("window", "Draw W&indow", None),
          ("erase", "E&rase Wall", "Ctrl+Shift+X"),
          ("move", "&Move Wall", "Ctrl+Shift+M"),
          ("scale", "&Scale Map Image by Two Points", None),
-         ("template", "Area &Template", "Ctrl+Shift+T"))
+         ("template", "Area &Template", "Ctrl+Shift+T"),
+         ("reveal", "Re&veal Area (Fog)", None),
+         ("hide", "&Hide Area (Fog)", None))
 #: Build ▸ Template Shape: the shapes the Area Template tool draws.
 SHAPE_NAMES = (("circle", "&Circle"), ("cone", "C&one"), ("line", "&Line"),
                ("square", "&Square"))
@@ -173,6 +178,7 @@ class MainWindow(QMainWindow):
         self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.view.token_clicked.connect(self.combat.token_clicked)
         self.view.token_menu.connect(self.combat.token_menu)
+        self.view.door_menu.connect(self.door_menu)
         self.view.moved.connect(self.select)
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
         self.view.area_menu.connect(self.build.template_menu)
@@ -238,6 +244,7 @@ class MainWindow(QMainWindow):
         for rule, action in self.diagonal_actions.items():
             action.setChecked(rule == state.diagonal)
         set_quietly(self.lock_action, state.map.image_locked)
+        set_quietly(self.fog_action, state.fog.enabled)
         self.undo_action.setEnabled(bool(self.session.referee.log))
         self.redo_action.setEnabled(bool(self.session.referee.redo_stack))
 
@@ -347,6 +354,8 @@ class MainWindow(QMainWindow):
             self.shape_actions[shape] = self._action(
                 shapes, label, partial(self._shape_picked, shape), checkable=True)
         set_quietly(self.shape_actions[self.build.template_shape], True)
+        self.fog_action = self._action(menu, "&Fog of War", lambda: None, checkable=True)
+        self.fog_action.toggled.connect(self._fog_toggled)
         self.lock_action = self._action(menu, "&Lock Map Image", lambda: None, checkable=True)
         self.lock_action.toggled.connect(self._lock_toggled)
         menu.addSeparator()
@@ -373,6 +382,23 @@ class MainWindow(QMainWindow):
         for name, action in self.tool_actions.items():
             if name != key and action.isChecked():
                 set_quietly(action, False)
+
+    def _fog_toggled(self, on: bool) -> None:
+        if on != self.session.referee.state.fog.enabled and not self.run(SetFog(on)):
+            set_quietly(self.fog_action, not on)
+
+    def door_menu(self, wall: int, at: QPoint) -> QMenu:
+        """Right-click on a door: open it or close it."""
+        door = self.session.referee.state.map.walls[wall]
+        menu = QMenu(self)
+        if door.open:
+            menu.addAction("Close door").triggered.connect(
+                lambda: self.run(SetDoor(wall, False)))
+        else:
+            menu.addAction("Open door").triggered.connect(lambda: self.run(SetDoor(wall, True)))
+        menu.popup(at)
+        self.menu = menu
+        return menu
 
     def _lock_toggled(self, on: bool) -> None:
         if not self.build.lock_image(on):

@@ -15,6 +15,7 @@ from tacmap.engine.commands import (
     AddToken,
     Attack,
     Command,
+    EditFog,
     EditToken,
     EndTurn,
     FreeMove,
@@ -26,6 +27,8 @@ from tacmap.engine.commands import (
     Reorder,
     SetCondition,
     SetDiagonal,
+    SetDoor,
+    SetFog,
     SetHp,
     SetMapImage,
     SetParty,
@@ -94,6 +97,10 @@ SENTENCES: list[tuple[Command, str]] = [
     (RemoveTemplate("t1"), "GM takes t1 off the map"),
     (Act("grell", "cast", "", "fireball", Template("circle", (12, 5), 4)),
      "Grell uses “cast” (fireball) at (12, 5) (circle, radius 4)"),
+    (SetDoor(0, True), "Door 1 opens"),  # the example map has no walls: named by number
+    (SetDoor(0, False), "Door 1 closes"),
+    (SetFog(True), "GM turns fog of war on"),
+    (EditFog(((2, 3), (6, 3), (6, 5)), reveal=False), "GM hides an area from (2, 3) to (6, 5)"),
 ]
 
 

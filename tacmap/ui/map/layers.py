@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import shapely
+from shapely.geometry.base import BaseGeometry
+
 from tacmap.engine.state import Cell, Wall
 from tacmap.ui.map.look import TokenLook
 from tacmap.ui.map.token_item import CELL
@@ -32,21 +35,42 @@ def centre(cell: Cell, size: int = 1) -> QPointF:
     return QPointF((cell[0] + size / 2) * CELL, (cell[1] + size / 2) * CELL)
 
 
+DOOR = QColor("#8a5a2b")
+WINDOW = QColor("#7cc4f0")
+
+
 class WallsItem(QGraphicsPathItem):
-    """All walls in one path item: thick dark lines; obstacles filled."""
+    """All walls in one path item: thick dark lines; obstacles filled.
+
+    A closed door is a thick brown bar; an open one only its two brown ends (a
+    gap). A window is a thin light-blue double line.
+    """
 
     def __init__(self, walls: Sequence[Wall]) -> None:
         super().__init__()
         self.setZValue(5)
         self.obstacles = QPainterPath()
+        self.doors = QPainterPath()
+        self.open_doors = QPainterPath()
+        self.windows = QPainterPath()
         self.set_walls(walls)
 
     def set_walls(self, walls: Sequence[Wall]) -> None:
         """Redraw for these walls."""
         lines, blocks = QPainterPath(), QPainterPath()
+        self.doors, self.open_doors, self.windows = QPainterPath(), QPainterPath(), QPainterPath()
         for wall in walls:
             points = [QPointF(x * CELL, y * CELL) for x, y in wall.points]
-            target = blocks if wall.closed else lines
+            if wall.kind == "door" and wall.open:
+                # Only the jambs: a short stub at each end, the gap between them open.
+                for a, b in ((points[0], points[1]), (points[-1], points[-2])):
+                    d = b - a
+                    length = max((d.x() ** 2 + d.y() ** 2) ** 0.5, 1e-9)
+                    self.open_doors.moveTo(a)
+                    self.open_doors.lineTo(a + d * min(0.2, 6 / length))
+                continue
+            target = blocks if wall.closed else self.doors if wall.kind == "door" else \
+                self.windows if wall.kind == "window" else lines
             target.moveTo(points[0])
             for p in points[1:]:
                 target.lineTo(p)
@@ -60,6 +84,13 @@ class WallsItem(QGraphicsPathItem):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
 
+    def boundingRect(self) -> QRectF:
+        box = super().boundingRect()
+        for path in (self.doors, self.open_doors, self.windows):
+            if not path.isEmpty():  # an empty path's rect would pull in the map's corner
+                box = box.united(path.boundingRect().adjusted(-6, -6, 6, 6))
+        return box
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -69,6 +100,66 @@ class WallsItem(QGraphicsPathItem):
         painter.setPen(self.pen())
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self.path())
+        painter.setPen(QPen(DOOR, 9, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
+        painter.drawPath(self.doors)
+        painter.drawPath(self.open_doors)
+        # A window: two thin blue lines with the floor showing between them.
+        painter.setPen(QPen(WINDOW, 7, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
+        painter.drawPath(self.windows)
+        painter.setPen(QPen(QColor("#f4f8fb"), 3, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
+        painter.drawPath(self.windows)
+
+
+#: Fog on the player view: never seen (near-black) and seen before (dimmed).
+PLAYER_FOG = (QColor(10, 10, 14, 252), QColor(0, 0, 0, 140))
+#: The same areas on the GM's map, as a light tint.
+GM_FOG = (QColor(0, 0, 0, 77), QColor(0, 0, 0, 38))
+
+
+def painter_path(geom: BaseGeometry) -> QPainterPath:
+    """A shapely area (polygons with holes) as a path in scene units."""
+    path = QPainterPath()
+    path.setFillRule(Qt.FillRule.OddEvenFill)
+    for poly in shapely.get_parts(geom):
+        if poly.geom_type != "Polygon" or poly.is_empty:
+            continue
+        for ring in (poly.exterior, *poly.interiors):
+            path.addPolygon(QPolygonF([QPointF(x * CELL, y * CELL)
+                                       for x, y in ring.coords]))
+            path.closeSubpath()
+    return path
+
+
+class FogItem(QGraphicsItem):
+    """Fog of war: the never-seen area dark, the explored-but-not-seen area dimmed."""
+
+    def __init__(self, player: bool) -> None:
+        super().__init__()
+        self.colours = PLAYER_FOG if player else GM_FOG
+        self.dark = QPainterPath()
+        self.dim = QPainterPath()
+        self.box = QRectF()
+        self.setZValue(8)  # over the walls, under the tokens
+        # Fog changes only when a command does: a drag repaints a cached picture of it.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def set_fog(self, dark: BaseGeometry, dim: BaseGeometry) -> None:
+        """Redraw for these areas (empty geometries: no fog)."""
+        self.prepareGeometryChange()
+        self.dark, self.dim = painter_path(dark), painter_path(dim)
+        self.box = self.dark.boundingRect().united(self.dim.boundingRect())
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self.box
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.colours[0])
+        painter.drawPath(self.dark)
+        painter.setBrush(self.colours[1])
+        painter.drawPath(self.dim)
 
 
 class TokenMarks(QGraphicsItem):

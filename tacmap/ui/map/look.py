@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.state import Encounter, Token, party_side
 
 #: Side colours in order of first appearance: calm blue for the first side
 #: (usually the party), then clearly different hues.
@@ -93,14 +93,6 @@ def stat_line(t: Token, status: tuple[str, ...] = ()) -> str:
     if t.conditions:
         parts.append(", ".join(t.conditions))
     return "\n".join([" — ".join(parts), *status])
-
-
-def party_side(state: Encounter) -> str | None:
-    """The players' side: the one the GM named, else the side of the first token."""
-    if state.party:
-        return state.party
-    first = next(iter(state.tokens.values()), None)
-    return first.side if first is not None else None
 
 
 def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[TokenLook]:

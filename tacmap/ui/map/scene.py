@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from tacmap.engine import grid
+import shapely
+
+from tacmap.engine import grid, vision
 from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_PIXELS, ImageCache, describe
 from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem, WallCache
-from tacmap.ui.map.layers import DragOverlay, ReachItem, TokenMarks, WallsItem
+from tacmap.ui.map.layers import DragOverlay, FogItem, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
 from tacmap.ui.map.token_item import CELL, LABEL_CELLS, TokenItem, label_width
@@ -103,6 +105,11 @@ class MapScene(QGraphicsScene):
         self.addItem(self.marks)
         self.reach_item = ReachItem()
         self.addItem(self.reach_item)
+        self.fog_item = FogItem(player)
+        self.addItem(self.fog_item)
+        #: Tokens the players' side cannot see now (left off the player view).
+        self.unseen: frozenset[str] = frozenset()
+        self._fog_key: tuple[object, ...] | None = None
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
         #: The map's walls, indexed for the template layers.
@@ -157,9 +164,11 @@ class MapScene(QGraphicsScene):
             self._walls_key = m.walls
         self._sync_image(state)
         self.lasting.sync(state)
+        self._sync_fog(state)
         current = looks(state, self.ruleset, self.player)
         if self.player:
-            current = [look for look in current if not look.hidden]
+            current = [look for look in current
+                       if not look.hidden and look.id not in self.unseen]
         seen = set()
         for look in current:
             seen.add(look.id)
@@ -185,6 +194,28 @@ class MapScene(QGraphicsScene):
         self._looks = current
         if not self.overview:  # (no tags are drawn zoomed far out: placed on the way in)
             self._place_labels()
+
+    def _sync_fog(self, state: Encounter) -> None:
+        """Shade what the table does not see; note the tokens it cannot see now."""
+        fog = state.fog
+        tokens = tuple((t.id, t.side, t.x, t.y, t.size, t.alive, t.hidden)
+                       for t in state.tokens.values())
+        key = (fog, state.map.walls, state.party, tokens, state.map.width, state.map.height)
+        if self._fog_key is not None and len(key) == len(self._fog_key) and all(
+                a is b or a == b for a, b in zip(key, self._fog_key, strict=True)):
+            return
+        self._fog_key = key
+        if not fog.enabled:
+            self.fog_item.set_fog(vision.EMPTY, vision.EMPTY)
+            self.unseen = frozenset()
+            return
+        walls = self.ruleset.space.walls(state)
+        shown = vision.shown_now(state, walls)
+        explored = vision.area_shape(fog.explored)
+        m = state.map
+        dark = shapely.box(0, 0, m.width, m.height).difference(explored.union(shown))
+        self.fog_item.set_fog(dark, explored.difference(shown))
+        self.unseen = vision.unseen_tokens(state, shown)
 
     def _place_labels(self) -> None:
         """Place the name tags anew if any token moved, grew, was renamed or began to act."""

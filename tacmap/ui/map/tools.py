@@ -6,7 +6,9 @@ import math
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
-from tacmap.engine.commands import Command, SetMapImage, SetWalls
+import msgspec
+
+from tacmap.engine.commands import Command, EditFog, SetMapImage, SetWalls
 from tacmap.engine.state import Encounter, Wall
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QColor, QGraphicsPathItem, QPainterPath, QPen, QPointF, Qt
@@ -66,9 +68,10 @@ class DrawWall(Tool):
     """Click grid corners to lay a wall (or an obstacle's outline); Enter finishes."""
 
     def __init__(self, state: Callable[[], Encounter], run: Run, sketch: QGraphicsPathItem,
-                 closed: bool = False) -> None:
+                 closed: bool = False, kind: str = "wall") -> None:
         self.state, self.run, self.sketch, self.closed = state, run, sketch, closed
-        self.name = "obstacle" if closed else "wall"
+        self.kind = kind
+        self.name = "obstacle" if closed else kind
         self.points: list[Point] = []
         self.cursor: Point | None = None
 
@@ -100,7 +103,8 @@ class DrawWall(Tool):
         need = 3 if self.closed else 2
         if len(self.points) >= need:
             walls = self.state().map.walls
-            self.run(SetWalls((*walls, Wall(tuple(self.points), closed=self.closed))))
+            self.run(SetWalls((*walls, Wall(tuple(self.points), closed=self.closed,
+                                            kind=self.kind))))
         self.cancel()
 
     def cancel(self) -> None:
@@ -145,8 +149,8 @@ class MoveWall(Tool):
         walls = self.state().map.walls
         i, self.grabbed = self.grabbed, None
         if dx or dy:
-            moved = Wall(tuple((x + dx, y + dy) for x, y in walls[i].points), walls[i].closed,
-                         walls[i].blocks_sight)
+            moved = msgspec.structs.replace(
+                walls[i], points=tuple((x + dx, y + dy) for x, y in walls[i].points))
             self.run(SetWalls((*walls[:i], moved, *walls[i + 1:])))
 
 
@@ -176,6 +180,62 @@ class ScaleImage(Tool):
 
     def cancel(self) -> None:
         self.first = None
+
+
+class FogArea(Tool):
+    """Drag a rectangle (or click corners, then Enter) to reveal or hide an area."""
+
+    def __init__(self, run: Run, sketch: QGraphicsPathItem, reveal: bool) -> None:
+        self.run, self.sketch, self.reveal = run, sketch, reveal
+        self.name = "reveal" if reveal else "hide"
+        self.start: Point | None = None
+        self.cursor: Point | None = None
+        self.points: list[Point] = []
+
+    def press(self, at: QPointF, button: Qt.MouseButton) -> None:
+        if button == Qt.MouseButton.RightButton:
+            self.finish()
+            return
+        self.start = self.cursor = corner(at)
+
+    def move(self, at: QPointF) -> None:
+        self.cursor = corner(at)
+        self._draw()
+
+    def release(self, at: QPointF) -> None:
+        if self.start is None:
+            return
+        (x0, y0), (x1, y1) = self.start, corner(at)
+        self.start = None
+        if x0 != x1 and y0 != y1:
+            self.points = []
+            self.run(EditFog(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), self.reveal))
+        elif not self.points or self.points[-1] != (x1, y1):
+            self.points.append((x1, y1))  # a click: one corner of a polygon
+        self._draw()
+
+    def _draw(self) -> None:
+        path = QPainterPath()
+        if self.start is not None and self.cursor is not None:
+            (x0, y0), (x1, y1) = self.start, self.cursor
+            path.addRect(min(x0, x1) * CELL, min(y0, y1) * CELL, abs(x1 - x0) * CELL,
+                         abs(y1 - y0) * CELL)
+        elif self.points:
+            points = [*self.points, *([self.cursor] if self.cursor else [])]
+            path.moveTo(points[0][0] * CELL, points[0][1] * CELL)
+            for x, y in points[1:]:
+                path.lineTo(x * CELL, y * CELL)
+            path.closeSubpath()
+        self.sketch.setPath(path)
+
+    def finish(self) -> None:
+        if len(self.points) >= 3:
+            self.run(EditFog(tuple(self.points), self.reveal))
+        self.cancel()
+
+    def cancel(self) -> None:
+        self.points, self.start, self.cursor = [], None, None
+        self.sketch.setPath(QPainterPath())
 
 
 def sketch_item() -> QGraphicsPathItem:

@@ -7,7 +7,7 @@ from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController, describe_cost
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
-from tacmap.ui.map.tools import Tool
+from tacmap.ui.map.tools import Tool, nearest_wall
 from tacmap.ui.qt import (
     QDragEnterEvent,
     QDragMoveEvent,
@@ -44,6 +44,8 @@ class MapView(QGraphicsView):
     """A token was clicked without being dragged (select it, or aim at it)."""
     token_menu = Signal(str, QPoint)
     """A token was right-clicked: offer its actions at this screen point."""
+    door_menu = Signal(int, QPoint)
+    """A door was right-clicked (its index among the walls): offer to open or close it."""
     moved = Signal(str)
     """A token was dragged (whether or not the move was allowed)."""
     roster_dropped = Signal(int, int, int)
@@ -215,6 +217,13 @@ class MapView(QGraphicsView):
                 self.token_menu.emit(token.id, event.globalPosition().toPoint())
                 event.accept()
                 return
+            if token is None and button == Qt.MouseButton.RightButton \
+                    and self.controller is not None:
+                door = self.door_at(fx, fy)
+                if door is not None:
+                    self.door_menu.emit(door, event.globalPosition().toPoint())
+                    event.accept()
+                    return
             if token is not None and self.controller is not None:
                 # Selection waits for the release: a click may aim at a target.
                 self.controller.begin(token.id, (fx - token.x, fy - token.y))
@@ -290,6 +299,13 @@ class MapView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def door_at(self, x: float, y: float) -> int | None:
+        """Index of the door within half a metre of (x, y) m, if any."""
+        walls = self.map_scene.state.map.walls
+        doors = [i for i, w in enumerate(walls) if w.kind == "door"]
+        found = nearest_wall([walls[i] for i in doors], (x, y))
+        return None if found is None else doors[found]
 
     # --- keys ---------------------------------------------------------------------------
 

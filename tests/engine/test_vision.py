@@ -1,0 +1,214 @@
+"""Sight through doors, windows and corners; fog of war through the referee."""
+
+from __future__ import annotations
+
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tacmap.engine import storage, vision
+from tacmap.engine.commands import EditFog, FreeMove, SetDoor, SetFog, SetWalls
+from tacmap.engine.errors import RuleError
+from tacmap.engine.geometry import Walls
+from tacmap.engine.narrate import sentence
+from tacmap.engine.referee import Referee
+from tacmap.engine.ruleset import Registry
+from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tests.engine.helpers import skirmish_state
+
+#: A 20×10 map split by a wall at x = 10 with an opening at y 4–6 for a door or window.
+SPLIT = (Wall(((10, 0), (10, 4))), Wall(((10, 6), (10, 10))))
+
+
+def sees(walls: tuple[Wall, ...], eye: tuple[int, int], point: tuple[float, float]) -> bool:
+    """Whether a token at ``eye`` sees ``point`` on a 20×10 map."""
+    area = vision.Sight(Walls(walls), 20, 10).of((*eye, 1, None))
+    return bool(area.contains(shapely.Point(point)))
+
+
+def test_a_closed_door_blocks_sight_and_an_open_one_does_not() -> None:
+    closed = (*SPLIT, Wall(((10, 4), (10, 6)), kind="door"))
+    opened = (*SPLIT, Wall(((10, 4), (10, 6)), kind="door", open=True))
+    assert not sees(closed, (3, 4), (15, 5))
+    assert sees(opened, (3, 4), (15, 5))
+
+
+def test_a_window_shows_the_room_beyond_but_bars_the_way() -> None:
+    window = (*SPLIT, Wall(((10, 4), (10, 6)), kind="window"))
+    assert sees(window, (3, 4), (15, 5))
+    walls = Walls(window)
+    assert walls.route_blocked([(9, 4), (10, 4)]) == 1
+    door = Walls((*SPLIT, Wall(((10, 4), (10, 6)), kind="door", open=True)))
+    assert door.route_blocked([(9, 4), (10, 4)]) is None
+
+
+def test_nobody_sees_round_a_corner() -> None:
+    # An L-shaped corridor: a wall from (5, 0) down to (5, 5), then right to (20, 5).
+    corner = (Wall(((5, 0), (5, 5), (20, 5))),)
+    assert sees(corner, (1, 1), (3, 8))       # down the corridor
+    assert not sees(corner, (1, 1), (15, 2))  # round the corner, behind the wall
+    assert sees(corner, (1, 7), (15, 8))
+
+
+def test_a_sight_range_stops_short() -> None:
+    area = vision.Sight(Walls(()), 20, 10).of((0, 0, 1, 4.0))
+    assert area.contains(shapely.Point(3, 0.5))
+    assert not area.contains(shapely.Point(6, 0.5))
+
+
+def _crosses(a: tuple[float, float], b: tuple[float, float], wall: shapely.Geometry) -> bool:
+    """``a``–``b`` passes through ``wall`` properly: not at either end, not grazing."""
+    seg = shapely.LineString([a, b])
+    hit = seg.intersection(wall)
+    if hit.is_empty:
+        return False
+    ends = [*shapely.get_coordinates(wall), a, b]
+    return any(min(shapely.Point(x, y).distance(shapely.Point(q)) for q in ends) > 1e-6
+               for x, y in shapely.get_coordinates(hit))
+
+
+segments = st.lists(
+    st.tuples(st.integers(0, 20), st.integers(0, 10), st.integers(0, 20), st.integers(0, 10))
+    .filter(lambda s: (s[0], s[1]) != (s[2], s[3])), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(segments, st.integers(0, 19), st.integers(0, 9), st.floats(0.02, 0.98))
+def test_the_visible_area_never_crosses_a_wall(
+        raw: list[tuple[int, int, int, int]], x: int, y: int, where: float) -> None:
+    walls = tuple(Wall(((a, b), (c, d))) for a, b, c, d in raw)
+    area = vision.Sight(Walls(walls), 20, 10).of((x, y, 1, None))
+    eye = (x + 0.5, y + 0.5)
+    shapes = [shapely.LineString(w.points) for w in walls]
+    for poly in shapely.get_parts(area):
+        ring = poly.exterior
+        for k in range(40):
+            p = ring.interpolate((k + where) / 40, normalized=True)
+            # Just inside the edge: the point is seen, so nothing may stand between.
+            q = (eye[0] + (p.x - eye[0]) * 0.999, eye[1] + (p.y - eye[1]) * 0.999)
+            for shape in shapes:
+                assert not _crosses(eye, q, shape), (walls, eye, q)
+
+
+# --- fog of war through the referee -------------------------------------------------
+
+
+def fogged(registry: Registry) -> Referee:
+    """The skirmish map under fog: a wall at x = 6 from the top to y = 4."""
+    state = skirmish_state()
+    referee = Referee(state, registry.get("skirmish"))
+    referee.execute(SetFog(True))
+    return referee
+
+
+def explored(state: Encounter) -> shapely.Geometry:
+    return vision.area_shape(state.fog.explored)
+
+
+def test_turning_fog_on_explores_what_the_party_sees(registry: Registry) -> None:
+    referee = fogged(registry)
+    assert referee.state.fog.enabled
+    assert explored(referee.state).contains(shapely.Point(3, 3))
+    assert not explored(referee.state).contains(shapely.Point(10, 1))  # behind the wall
+    referee.undo()
+    assert not referee.state.fog.enabled and referee.state.fog.explored == ()
+    with pytest.raises(RuleError, match="already off"):
+        referee.execute(SetFog(False))
+
+
+def test_a_move_explores_and_its_undo_forgets(registry: Registry) -> None:
+    referee = fogged(registry)
+    before = referee.state.fog.explored
+    referee.execute(FreeMove("ana", (7, 0)))  # past the wall's end... on the far side
+    assert explored(referee.state).contains(shapely.Point(10, 1))
+    assert type(referee.log[-1].events[-1]).__name__ == "Explored"
+    referee.undo()
+    assert referee.state.fog.explored == before
+    referee.redo()
+    assert explored(referee.state).contains(shapely.Point(10, 1))
+
+
+def test_explored_is_saved_and_read_back(registry: Registry, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    referee = fogged(registry)
+    referee.execute(FreeMove("ana", (7, 0)))
+    path = tmp_path / "fog.tacmap"
+    storage.save(path, referee.state, referee.log)
+    loaded = storage.load(path, registry)
+    assert loaded.state.fog == referee.state.fog
+    storage.verify(loaded)
+
+
+def test_a_file_without_fog_loads_with_fog_off(registry: Registry) -> None:
+    state = skirmish_state()
+    text = storage.dumps(state, []).replace(',"fog":{"type":"fog","enabled":false,'
+                                            '"explored":[],"revealed":[],"hidden":[],'
+                                            '"sight":null}', "")
+    assert '"fog"' not in text
+    assert storage.loads(text, registry).state.fog.enabled is False
+
+
+def test_a_file_with_a_fog_area_off_the_map_is_refused(registry: Registry) -> None:
+    state = skirmish_state()
+    state.fog = vision.with_fog(state.fog, revealed=(((((0, 0), (50, 0), (50, 5)),)),))
+    with pytest.raises(Exception, match="off the 12×10"):
+        storage.loads(storage.dumps(state, []), registry)
+
+
+def test_reveal_and_hide_by_hand_undo(registry: Registry) -> None:
+    referee = fogged(registry)
+    behind = [(8, 0), (11, 0), (11, 3), (8, 3)]
+    referee.execute(EditFog(tuple(behind), reveal=True))
+    state = referee.state
+    assert vision.shown_now(state, Walls(state.map.walls)).contains(shapely.Point(10, 1))
+    assert explored(state).contains(shapely.Point(10, 1))
+    referee.execute(EditFog(((0, 0), (4, 0), (4, 4), (0, 4)), reveal=False))
+    assert not explored(state).contains(shapely.Point(2, 2))
+    assert not vision.shown_now(state, Walls(state.map.walls)).contains(shapely.Point(2, 2))
+    assert sentence(state, referee.log[-1].command) == "GM hides an area from (0, 0) to (4, 4)"
+    referee.undo()
+    assert explored(state).contains(shapely.Point(2, 2))
+    referee.undo()
+    assert not explored(state).contains(shapely.Point(10, 1))
+
+
+@pytest.mark.parametrize("points, reason", [
+    (((0, 0), (1, 0)), "three corners"),
+    (((0, 0), (30, 0), (30, 3)), "off the 12×10"),
+    (((0, 0), (0.3, 0), (0.3, 0.3), (0, 0.3)), "too small"),
+    (((0, 0), (4, 4), (4, 0), (0, 4)), "cross"),
+])
+def test_a_bad_fog_area_is_refused_in_a_sentence(registry: Registry,
+                                                 points: tuple[tuple[float, float], ...],
+                                                 reason: str) -> None:
+    referee = fogged(registry)
+    fog = referee.state.fog
+    with pytest.raises(RuleError, match=reason):
+        referee.execute(EditFog(points))
+    assert referee.state.fog == fog
+
+
+def test_opening_a_door_is_logged_narrated_and_undone(registry: Registry) -> None:
+    state = Encounter(ruleset="skirmish", ruleset_version="1.0", map=MapSpec(20, 10))
+    state.tokens["ana"] = Token("ana", "Ana", "party", 3, 4)
+    state.tokens["orc"] = Token("orc", "Orc", "orcs", 15, 4)
+    referee = Referee(state, registry.get("skirmish"))
+    referee.execute(SetWalls((*SPLIT, Wall(((10, 4), (10, 6)), kind="door"))))
+    referee.execute(SetFog(True))
+    assert not explored(state).contains(shapely.Point(15, 5))
+    referee.execute(SetDoor(2, True))
+    assert state.map.walls[2].open
+    assert explored(state).contains(shapely.Point(15, 5))
+    assert sentence(state, referee.log[-1].command) == "The door at (10, 5) opens"
+    assert referee.log[-1].events[0].text(state) == "The door at (10, 5) opens"
+    referee.undo()
+    assert not state.map.walls[2].open
+    with pytest.raises(RuleError, match="not a door"):
+        referee.execute(SetDoor(0, True))
+    with pytest.raises(RuleError, match="already closed"):
+        referee.execute(SetDoor(2, False))
+
+
+def test_a_window_cannot_stand_open() -> None:
+    with pytest.raises(ValueError, match="only a door"):
+        Wall(((0, 0), (1, 0)), kind="window", open=True)
