@@ -34,7 +34,7 @@ from tacmap.engine.state import Area, Encounter, Fog, Ring, Token, party_side
 #: Radians either side of a wall's end that a ray passes, to see past the corner.
 EPS = 1e-5
 #: Half the edge of the first box a viewer's walls are looked for in, in metres.
-FIRST_BOX = 12.0
+FIRST_BOX = 16.0
 #: Explored grows only by more than this many square metres (not by snapping slivers).
 MIN_GROWTH = 0.25
 #: Grid that saved areas are snapped to, in metres.
