@@ -212,3 +212,35 @@ def test_opening_a_door_is_logged_narrated_and_undone(registry: Registry) -> Non
 def test_a_window_cannot_stand_open() -> None:
     with pytest.raises(ValueError, match="only a door"):
         Wall(((0, 0), (1, 0)), kind="window", open=True)
+
+
+far_segments = st.lists(
+    st.tuples(st.integers(0, 90), st.integers(0, 60), st.integers(0, 90), st.integers(0, 60))
+    .filter(lambda s: (s[0], s[1]) != (s[2], s[3])), min_size=1, max_size=25)
+
+
+@settings(max_examples=80, deadline=None)
+@given(far_segments, st.integers(0, 89), st.integers(0, 59), st.floats(0.02, 0.98))
+def test_sight_cast_box_by_box_on_a_big_map_matches_one_cast_over_the_whole_map(
+        raw: list[tuple[int, int, int, int]], x: int, y: int, where: float) -> None:
+    """The growing boxes (only where sight escapes) see exactly what one big cast sees,
+    and neither sees through a wall."""
+    walls = tuple(Wall(((a, b), (c, d))) for a, b, c, d in raw)
+    grown = vision.Sight(Walls(walls), 90, 60).of((x, y, 1, None))
+    whole = vision.Sight(Walls(walls), 90, 60)
+    whole_box = vision.FIRST_BOX
+    try:
+        vision.FIRST_BOX = 1000.0
+        once = whole.of((x, y, 1, None))
+    finally:
+        vision.FIRST_BOX = whole_box
+    assert grown.symmetric_difference(once).area < 1e-3 * max(1.0, once.area)
+    eye = (x + 0.5, y + 0.5)
+    shapes = [shapely.LineString(w.points) for w in walls]
+    for poly in shapely.get_parts(grown):
+        ring = poly.exterior
+        for k in range(40):
+            p = ring.interpolate((k + where) / 40, normalized=True)
+            q = (eye[0] + (p.x - eye[0]) * 0.999, eye[1] + (p.y - eye[1]) * 0.999)
+            for shape in shapes:
+                assert not _crosses(eye, q, shape), (walls, eye, q)
