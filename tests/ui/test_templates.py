@@ -129,3 +129,25 @@ def test_a_lasting_template_is_drawn_on_the_player_view(window: MainWindow,
     items = players.scene.lasting.items
     assert [i.label.text() for i in items.values()] == ["Cloud of fog"]
     players.close()
+
+
+def test_token_tooltips_stay_out_of_the_way_while_a_template_is_placed(
+        window: MainWindow, qtbot: object) -> None:
+    """The list of tokens inside sits by the mouse; a token's tooltip would cover it."""
+    from tacmap.ui.qt import QHelpEvent, QToolTip
+
+    view = window.view
+    over_bek = point(view, (6, 5))
+
+    def tooltip_at_bek() -> bool:
+        QToolTip.hideText()
+        qtbot.waitUntil(lambda: not QToolTip.isVisible())  # type: ignore[attr-defined]
+        event = QHelpEvent(QEvent.Type.ToolTip, over_bek, view.viewport().mapToGlobal(over_bek))
+        QApplication.sendEvent(view.viewport(), event)
+        return QToolTip.isVisible() and "Bek" in QToolTip.text()
+
+    assert tooltip_at_bek()  # moving tokens: hovering names the token
+    window.shape_actions["cone"].trigger()
+    assert not tooltip_at_bek()
+    window.tool_actions["template"].trigger()
+    assert tooltip_at_bek()

@@ -12,6 +12,7 @@ from tacmap.ui.qt import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QEvent,
     QGraphicsView,
     QKeyEvent,
     QMouseEvent,
@@ -86,6 +87,14 @@ class MapView(QGraphicsView):
         scene.sceneRectChanged.connect(self._scroll_area)
         self._scroll_area()
         self._area_preview: TemplatePreview | None = None
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        # While a template is placed, the list of tokens inside sits by the mouse:
+        # a token's tooltip would cover it.
+        if event.type() == QEvent.Type.ToolTip and self.tool is not None \
+                and self.tool.name in ("template", "aim"):
+            return True
+        return super().viewportEvent(event)
 
     @property
     def area_preview(self) -> TemplatePreview:
