@@ -394,7 +394,9 @@ def to_area(geom: BaseGeometry) -> Area:
     """A geometry as a saved area: simplified, snapped to 0.01 m, polygons only."""
     if geom.is_empty:
         return ()
-    geom = shapely.set_precision(shapely.simplify(geom, SNAP / 2), SNAP)
+    # Snapping can leave points on a straight edge (a ray's end 1 mm off the map's
+    # side): simplify again, by nothing, so the same area is saved the same way.
+    geom = shapely.simplify(shapely.set_precision(shapely.simplify(geom, SNAP / 2), SNAP), 0)
     out = []
     for part in shapely.get_parts(geom):
         if part.geom_type == "MultiPolygon":

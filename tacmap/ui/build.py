@@ -28,7 +28,7 @@ from tacmap.engine.state import Cell, Encounter, Template, Token, party_side
 from tacmap.engine.templates import describe
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
-from tacmap.ui.map.area_tools import DrawTemplate
+from tacmap.ui.map.area_tools import DrawTemplate, Style
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import (
@@ -102,8 +102,11 @@ class Builder:
         self.sketch: QGraphicsPathItem | None = None
         #: The combatant form last opened, kept referenced while it is on screen.
         self.form: TokenForm | None = None
-        #: Build ▸ Template Shape: the shape the Area Template tool draws.
+        #: Build ▸ Template Shape: the shape the Area Template tool draws, a cone's
+        #: angle in degrees and a line's width in cells.
         self.template_shape = "circle"
+        self.template_angle = 90.0
+        self.template_width = 1
         #: The menu on screen after a template is drawn or right-clicked, kept referenced.
         self.area_menu: QMenu | None = None
 
@@ -138,11 +141,15 @@ class Builder:
         if key == "move":
             return MoveWall(state, run)
         if key == "template":
-            return DrawTemplate(state, lambda: self.template_shape, self.host.view.area_preview,
+            return DrawTemplate(state, self.template_style, self.host.view.area_preview,
                                 self.template_drawn)
         return ScaleImage(state, run, lambda shown: self.host.ask_metres(shown))
 
     # --- area templates -----------------------------------------------------------------
+
+    def template_style(self) -> Style:
+        """What the Area Template tool draws now: shape, cone angle, line width."""
+        return self.template_shape, self.template_angle, self.template_width
 
     def template_drawn(self, template: Template, inside: list[str], at: QPointF) -> None:
         """A template was drawn: offer to keep it on the map or discard it."""

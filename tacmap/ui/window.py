@@ -83,6 +83,9 @@ TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W"),
 #: Build ▸ Template Shape: the shapes the Area Template tool draws.
 SHAPE_NAMES = (("circle", "&Circle"), ("cone", "C&one"), ("line", "&Line"),
                ("square", "&Square"))
+#: Build ▸ Template Shape ▸ Cone Angle and Line Width: the choices offered.
+CONE_ANGLES = (45.0, 60.0, 90.0, 120.0)
+LINE_WIDTHS = (1, 2, 3, 4)
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
 #: The status bar's resting line once combat has started.
@@ -354,6 +357,15 @@ class MainWindow(QMainWindow):
             self.shape_actions[shape] = self._action(
                 shapes, label, partial(self._shape_picked, shape), checkable=True)
         set_quietly(self.shape_actions[self.build.template_shape], True)
+        shapes.addSeparator()
+        angles, widths = shapes.addMenu("Cone &Angle"), shapes.addMenu("Line &Width")
+        self.angle_actions = {a: self._action(angles, f"{a:g}°", partial(self._angle_picked, a),
+                                              checkable=True) for a in CONE_ANGLES}
+        self.width_actions = {w: self._action(widths, f"{w} cell{'s' if w > 1 else ''}",
+                                              partial(self._width_picked, w), checkable=True)
+                              for w in LINE_WIDTHS}
+        set_quietly(self.angle_actions[self.build.template_angle], True)
+        set_quietly(self.width_actions[self.build.template_width], True)
         self.fog_action = self._action(menu, "&Fog of War", lambda: None, checkable=True)
         self.fog_action.toggled.connect(self._fog_toggled)
         self.lock_action = self._action(menu, "&Lock Map Image", lambda: None, checkable=True)
@@ -375,6 +387,20 @@ class MainWindow(QMainWindow):
             set_quietly(action, name == shape)
         if not self.tool_actions["template"].isChecked():
             self.tool_actions["template"].setChecked(True)
+
+    def _angle_picked(self, angle: float) -> None:
+        """Build ▸ Template Shape ▸ Cone Angle: cones open this wide from now on."""
+        self.build.template_angle = angle
+        for a, action in self.angle_actions.items():
+            set_quietly(action, a == angle)
+        self._shape_picked("cone")
+
+    def _width_picked(self, width: int) -> None:
+        """Build ▸ Template Shape ▸ Line Width: lines are this many cells wide from now on."""
+        self.build.template_width = width
+        for w, action in self.width_actions.items():
+            set_quietly(action, w == width)
+        self._shape_picked("line")
 
     def _tool_toggled(self, key: str, on: bool) -> None:
         self.build.use_tool(key if on else None)

@@ -72,6 +72,17 @@ def _set(doc: Any, path: tuple[Any, ...], value: Any) -> None:
     doc[path[-1]] = value
 
 
+def hostile_file(folder: Path, where: list[tuple[Any, ...]], values: list[Any]) -> Path:
+    """The demo with each of ``values`` put at the place ``where`` names, as ``folder/f.tacmap``."""
+    doc = json.loads(json.dumps(BASE))
+    for path, value in zip(where, values, strict=False):
+        with contextlib.suppress(KeyError, IndexError, TypeError):  # gone under an earlier change
+            _set(doc, path, value)
+    file = folder / "f.tacmap"
+    file.write_text(_dumps(doc), encoding="utf-8")
+    return file
+
+
 def _dumps(doc: Any) -> str:
     """JSON as a hostile editor might write it: lone surrogates and all."""
     return json.dumps(doc)
@@ -84,13 +95,7 @@ def _dumps(doc: Any) -> str:
 def test_a_hostile_file_is_checked_fast_and_a_file_check_accepts_plays(
         capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory,
         registry: Registry, where: list[tuple[Any, ...]], values: list[Any]) -> None:
-    doc = json.loads(json.dumps(BASE))
-    for path, value in zip(where, values, strict=False):
-        with contextlib.suppress(KeyError, IndexError, TypeError):  # gone under an earlier change
-            _set(doc, path, value)
-    folder = tmp_path_factory.mktemp("fuzz")
-    file = folder / "f.tacmap"
-    file.write_text(_dumps(doc), encoding="utf-8")
+    file = hostile_file(tmp_path_factory.mktemp("fuzz"), where, values)
     start = time.perf_counter()
     code = main(["check", str(file)])
     _, err = capsys.readouterr()

@@ -79,13 +79,17 @@ def test_the_visible_area_never_crosses_a_wall(
         raw: list[tuple[int, int, int, int]], x: int, y: int, where: float) -> None:
     walls = tuple(Wall(((a, b), (c, d))) for a, b, c, d in raw)
     area = vision.Sight(Walls(walls), 20, 10).of((x, y, 1, None))
-    eye = (x + 0.5, y + 0.5)
+    _sees_through_no_wall(area, (x + 0.5, y + 0.5), walls, where)
+
+
+def _sees_through_no_wall(area: shapely.Geometry, eye: tuple[float, float],
+                          walls: tuple[Wall, ...], where: float) -> None:
+    """Points just inside the edge of ``area`` are seen: no wall stands between."""
     shapes = [shapely.LineString(w.points) for w in walls]
     for poly in shapely.get_parts(area):
         ring = poly.exterior
         for k in range(40):
             p = ring.interpolate((k + where) / 40, normalized=True)
-            # Just inside the edge: the point is seen, so nothing may stand between.
             q = (eye[0] + (p.x - eye[0]) * 0.999, eye[1] + (p.y - eye[1]) * 0.999)
             for shape in shapes:
                 assert not _crosses(eye, q, shape), (walls, eye, q)
@@ -235,12 +239,4 @@ def test_sight_cast_box_by_box_on_a_big_map_matches_one_cast_over_the_whole_map(
     finally:
         vision.FIRST_BOX = whole_box
     assert grown.symmetric_difference(once).area < 1e-3 * max(1.0, once.area)
-    eye = (x + 0.5, y + 0.5)
-    shapes = [shapely.LineString(w.points) for w in walls]
-    for poly in shapely.get_parts(grown):
-        ring = poly.exterior
-        for k in range(40):
-            p = ring.interpolate((k + where) / 40, normalized=True)
-            q = (eye[0] + (p.x - eye[0]) * 0.999, eye[1] + (p.y - eye[1]) * 0.999)
-            for shape in shapes:
-                assert not _crosses(eye, q, shape), (walls, eye, q)
+    _sees_through_no_wall(grown, (x + 0.5, y + 0.5), walls, where)

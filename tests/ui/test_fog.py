@@ -127,9 +127,9 @@ def test_doors_and_windows_are_drawn_with_their_tools(window: MainWindow,
         window.tool_actions[key].trigger()
         y = 2 if key == "door" else 7
         press(window, 3, y, Qt.MouseButton.LeftButton)
-        press(window, 5, y, Qt.MouseButton.LeftButton)
-        qtbot.keyClick(window.view, Qt.Key.Key_Return)  # type: ignore[attr-defined]
+        press(window, 5, y, Qt.MouseButton.LeftButton)  # the second click lays it
         assert ref.state.map.walls[-1].kind == kind
+        assert ref.state.map.walls[-1].points == ((3.0, float(y)), (5.0, float(y)))
     window.tool_actions["window"].trigger()
     assert window.view.tool is None
     assert not window.scene.walls_item.doors.isEmpty()
@@ -146,3 +146,34 @@ def test_a_move_in_the_window_explores_and_undo_forgets(window: MainWindow) -> N
     assert ref.state.fog.explored != before  # closer to the doorway, it sees more beyond
     window.undo_action.trigger()
     assert ref.state.fog.explored == before
+
+
+def test_a_hide_polygon_is_clicked_corner_by_corner_and_a_double_click_closes_it(
+        window: MainWindow) -> None:
+    ref = window.session.referee
+    window.fog_action.trigger()
+    window.tool_actions["hide"].trigger()
+    vp = window.view.viewport()
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+
+    def at(x: float, y: float) -> QPointF:
+        return QPointF(window.view.mapFromScene(QPointF(x * CELL, y * CELL)))
+
+    def send(kind: QEvent.Type, p: QPointF, buttons: Qt.MouseButton) -> None:
+        QApplication.sendEvent(vp, QMouseEvent(kind, p, QPointF(vp.mapToGlobal(p.toPoint())),
+                                               left, buttons, Qt.KeyboardModifier.NoModifier))
+
+    for corner in ((1, 1), (6, 1)):
+        send(QEvent.Type.MouseButtonPress, at(*corner), left)
+        send(QEvent.Type.MouseButtonRelease, at(*corner), none)
+    last = at(1, 6)
+    send(QEvent.Type.MouseButtonPress, last, left)
+    send(QEvent.Type.MouseButtonRelease, last, none)
+    send(QEvent.Type.MouseButtonDblClick, last, left)
+    send(QEvent.Type.MouseButtonRelease, last, none)
+    QApplication.processEvents()
+    hidden = vision.area_shape(ref.state.fog.hidden)
+    assert hidden.area == pytest.approx(12.5)  # the triangle (1,1) (6,1) (1,6)
+    assert hidden.contains(shapely.Point(2, 2)) and not hidden.contains(shapely.Point(5, 5))
+    window.undo_action.trigger()
+    assert ref.state.fog.hidden == ()

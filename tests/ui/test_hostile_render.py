@@ -7,8 +7,6 @@ values replaced by something hostile), so both tests walk the same ground.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import resource
 import time
 from typing import Any
@@ -18,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tacmap.cli import main
-from tests.engine.test_hostile_fuzz import BASE, PATHS, _dumps, _set, hostile_values
+from tests.engine.test_hostile_fuzz import PATHS, hostile_file, hostile_values
 
 GIB_KB = 1024 * 1024
 
@@ -30,13 +28,8 @@ GIB_KB = 1024 * 1024
 def test_a_hostile_file_check_accepts_renders_on_both_views_within_bounds(
         capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory,
         qapp: Any, where: list[tuple[Any, ...]], values: list[Any]) -> None:
-    doc = json.loads(json.dumps(BASE))
-    for path, value in zip(where, values, strict=False):
-        with contextlib.suppress(KeyError, IndexError, TypeError):
-            _set(doc, path, value)
     folder = tmp_path_factory.mktemp("render")
-    file = folder / "f.tacmap"
-    file.write_text(_dumps(doc), encoding="utf-8")
+    file = hostile_file(folder, where, values)
     checked = main(["check", str(file)])
     capsys.readouterr()
     for player in (False, True):

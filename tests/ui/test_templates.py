@@ -57,7 +57,7 @@ def test_a_dragged_cone_lists_the_three_tokens_in_the_open_and_not_the_one_behin
           NO_KEYS)
     hint = view.area_preview.hint
     assert hint.isVisible()
-    assert hint.text() == "Cone, length 4: Ash, Bek, Cole"
+    assert hint.text() == "Cone 90°, length 4: Ash, Bek, Cole"
     assert view.area_preview.inside == ["ash", "bek", "cole"]
     assert not window.scene.inside_rings.path().isEmpty()
     _send(view, QEvent.Type.MouseButtonRelease, aim, Qt.MouseButton.LeftButton,
@@ -84,6 +84,26 @@ def test_a_dragged_cone_lists_the_three_tokens_in_the_open_and_not_the_one_behin
     assert ref.state.templates == () and window.scene.lasting.items == {}
     window.undo_action.trigger()
     assert [p.label for p in ref.state.templates] == ["Burning hands"]
+
+
+@pytest.mark.parametrize(("menu", "choice", "shape", "hint"), [
+    ("angle", 45.0, "cone", "Cone 45°, length 4: Bek"),
+    ("angle", 120.0, "cone", "Cone 120°, length 4: Ash, Bek, Cole"),
+    ("width", 1, "line", "Line, length 4: Bek"),
+    ("width", 3, "line", "Line, length 4, 3 wide: Ash, Bek, Cole"),
+])
+def test_the_cone_angle_and_line_width_menus_shape_what_is_drawn(
+        window: MainWindow, menu: str, choice: float, shape: str, hint: str) -> None:
+    view = window.view
+    actions = window.angle_actions if menu == "angle" else window.width_actions
+    actions[choice].trigger()  # type: ignore[index]
+    assert window.shape_actions[shape].isChecked() and actions[choice].isChecked()  # type: ignore[index]
+    assert view.tool is not None and view.tool.name == "template"
+    _send(view, QEvent.Type.MouseButtonPress, point(view, (4, 5)), Qt.MouseButton.LeftButton,
+          Qt.MouseButton.LeftButton, NO_KEYS)
+    _send(view, QEvent.Type.MouseMove, point(view, (8, 5)), Qt.MouseButton.NoButton,
+          Qt.MouseButton.LeftButton, NO_KEYS)
+    assert view.area_preview.hint.text() == hint
 
 
 def test_a_discarded_template_leaves_nothing(window: MainWindow) -> None:

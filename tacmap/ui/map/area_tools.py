@@ -26,12 +26,13 @@ def cell_at(p: QPointF) -> Cell:
     return (math.floor(p.x() / CELL), math.floor(p.y() / CELL))
 
 
-def free_template(shape: str, origin: Cell, at: QPointF) -> Template:
+def free_template(shape: str, origin: Cell, at: QPointF, angle: float = 90.0,
+                  width: int = 1) -> Template:
     """The template a drag from ``origin`` to scene point ``at`` draws, snapped to cells.
 
     A circle, cone or line is as long as the drag (whole cells, at least one); a
-    cone or line points at the cell under the mouse; a square's side spans the
-    drag from its corner cell.
+    cone (``angle`` degrees wide) or a line (``width`` cells wide) points at the cell
+    under the mouse; a square's side spans the drag from its corner cell.
     """
     here = cell_at(at)
     dx = at.x() / CELL - (origin[0] + 0.5)
@@ -42,7 +43,7 @@ def free_template(shape: str, origin: Cell, at: QPointF) -> Template:
         return Template("square", origin, min(side, MAX_DRAG), here)
     if shape in ("cone", "line"):
         toward = here if here != origin else (origin[0] + 1, origin[1])
-        return Template(shape, origin, length, toward)
+        return Template(shape, origin, length, toward, width=width, angle=angle)
     return Template("circle", origin, length)
 
 
@@ -85,12 +86,25 @@ class TemplatePreview:
         self.inside = []
 
 
+#: What the Area Template tool draws: shape, a cone's angle, a line's width in cells.
+Style = tuple[str, float, int]
+
+
+def title(t: Template) -> str:
+    """How the hint by the mouse names a template being drawn (``Cone 60°, length 4``)."""
+    if t.shape == "cone":
+        return f"Cone {t.angle:g}°, length {t.size}"
+    if t.shape == "line":
+        return f"Line, length {t.size}" + (f", {t.width} wide" if t.width > 1 else "")
+    return f"{t.shape.capitalize()}, {'radius' if t.shape == 'circle' else 'side'} {t.size}"
+
+
 class DrawTemplate(Tool):
     """Press at the origin, drag to size and aim, release: keep it on the map or discard it."""
 
     name = "template"
 
-    def __init__(self, state: Callable[[], Encounter], shape: Callable[[], str],
+    def __init__(self, state: Callable[[], Encounter], shape: Callable[[], Style],
                  preview: TemplatePreview,
                  released: Callable[[Template, list[str], QPointF], None]) -> None:
         self.state, self.shape, self.preview, self.released = state, shape, preview, released
@@ -106,10 +120,9 @@ class DrawTemplate(Tool):
     def move(self, at: QPointF) -> None:
         if self.origin is None:
             return
-        self.template = free_template(self.shape(), self.origin, at)
-        t = self.template
-        what = {"circle": "radius", "square": "side"}.get(t.shape, "length")
-        self.preview.show(self.state(), t, at, f"{t.shape.capitalize()}, {what} {t.size}")
+        shape, angle, width = self.shape()
+        self.template = free_template(shape, self.origin, at, angle, width)
+        self.preview.show(self.state(), self.template, at, title(self.template))
 
     def release(self, at: QPointF) -> None:
         if self.origin is None:

@@ -82,6 +82,9 @@ class DrawWall(Tool):
         p = corner(at)
         if not self.points or self.points[-1] != p:
             self.points.append(p)
+        if self.kind in ("door", "window") and len(self.points) == 2:
+            self.finish()  # a door or a window spans one opening: two clicks lay it
+            return
         self._draw()
 
     def move(self, at: QPointF) -> None:
