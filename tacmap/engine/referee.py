@@ -293,7 +293,7 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             raise RuleError(f"the players are already the {cmd.side} side")
         ctx.emit(PartyChanged(state.party, cmd.side))
     elif isinstance(cmd, PlaceTemplate):
-        ctx.emit(placement(state, cmd.template, cmd.label, cmd.id))
+        ctx.emit(placement(state, cmd.template, cmd.label, cmd.id, ruleset.space.walls(state)))
     elif isinstance(cmd, RemoveTemplate):
         ctx.emit(removal(state, cmd.id))
     elif isinstance(cmd, SetDoor):

@@ -195,8 +195,12 @@ class Ruleset:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self.space = Space()
-        self.stat_block = StatBlock(fields_of(manifest.data))
-        """``[stat_block.*]``: the one place the stats, their ranges and defaults live."""
+        fields = fields_of(manifest.data)
+        if all(f.key != SIGHT for f in fields):
+            fields = (*fields, sight_field(manifest.units))
+        self.stat_block = StatBlock(fields)
+        """``[stat_block.*]``: the one place the stats, their ranges and defaults live
+        (and the sight range every ruleset's tokens may have, for fog of war)."""
 
     @property
     def id(self) -> str:
@@ -220,7 +224,12 @@ class Ruleset:
         The base checks ``token.stats`` against ``stat_fields()``; a ruleset adds
         the checks that tie stats together (the weapon in hand is one carried).
         """
-        problems = check_stats(self.stat_fields(), token.stats) if self.stat_fields() else []
+        fields = self.stat_fields()
+        stats = token.stats
+        if len(fields) == 1 and fields[0].key == SIGHT:
+            # No stat block of its own: any stats go, but the sight range must make sense.
+            stats = {k: v for k, v in stats.items() if k == SIGHT}
+        problems = check_stats(fields, stats)
         if problems:
             raise token_error(token, problems)
 
@@ -325,6 +334,17 @@ class Ruleset:
         A ruleset whose conditions follow hit points (unconscious below zero)
         settles them here, so a GM heal shows at once, not at the next turn.
         """
+
+
+#: The stat fog of war reads a token's sight range from, in the ruleset's unit.
+SIGHT = "sight"
+
+
+def sight_field(units: Units) -> StatField:
+    """The sight range every ruleset's stat block ends with, unless it names its own."""
+    return StatField(SIGHT, f"Sight ({units.unit})", "float", min=0, max=100_000, default=0.0,
+                     help="How far this combatant sees under fog of war; 0: as far as the "
+                          "walls let it.")
 
 
 def token_error(token: Token, problems: Sequence[str]) -> InputError:

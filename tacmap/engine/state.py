@@ -93,7 +93,7 @@ class Fog(Record, frozen=True, tag="fog"):
     hidden: Area = ()
     """Areas the GM hid by hand: never shown, whatever the party sees."""
     sight: Float | None = None
-    """How far tokens see, in metres, unless a token's ``sight`` stat says otherwise;
+    """How far tokens see, in the ruleset's unit, unless a token's ``sight`` stat says otherwise;
     None: as far as the walls let them."""
 
 
@@ -265,6 +265,16 @@ class Encounter(MutableRecord, tag="encounter"):
     def copy(self) -> Encounter:
         """A deep copy (for previews and tests)."""
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Encounter:
+        # Walls, the fog and the templates are immutable records: a copy shares them,
+        # so the wall index and sight caches built on them still serve a preview.
+        for shared in (self.map.walls, self.fog, self.templates):
+            memo[id(shared)] = shared
+        out = copy.copy(self)
+        for name in self.__struct_fields__:
+            setattr(out, name, copy.deepcopy(getattr(self, name), memo))
+        return out
 
 
 def party_side(state: Encounter) -> str | None:

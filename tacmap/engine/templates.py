@@ -182,7 +182,7 @@ def _in_sight(origin: Cell, area: set[Cell], walls: Walls) -> set[Cell]:
     x0, y0, x1, y1 = grid.bounding(area)
     box = shapely.box(min(x0, origin[0]), min(y0, origin[1]),
                       max(x1, origin[0]) + 1, max(y1, origin[1]) + 1)
-    if not len(walls.tree.query(box, predicate="intersects")):
+    if not len(walls.sight_tree.query(box, predicate="intersects")):
         return area  # no wall near: nothing to test one by one
     ordered = [c for c in area if c != origin]
     hidden = walls.sight_blocked_from(origin, ordered)

@@ -30,6 +30,7 @@ from tacmap.engine.events import Explored
 from tacmap.engine.geometry import Walls
 from tacmap.engine.records import Float
 from tacmap.engine.state import Area, Encounter, Fog, Ring, Token, party_side
+from tacmap.engine.units import units_of
 
 #: Radians either side of a wall's end that a ray passes, to see past the corner.
 EPS = 1e-5
@@ -70,8 +71,8 @@ class Sight:
                 [c for g in lines for c in _pieces(g)]))
             parts = shapely.get_parts(noded)
             pts, idx = shapely.get_coordinates(parts, return_index=True)
-            segs = [np.hstack([pts[idx == i][:-1], pts[idx == i][1:]]) for i in range(len(parts))]
-            coords = np.vstack(segs) if segs else coords
+            same = idx[:-1] == idx[1:]  # consecutive points of one part make a segment
+            coords = np.hstack([pts[:-1][same], pts[1:][same]])
             keep = np.hypot(coords[:, 2] - coords[:, 0], coords[:, 3] - coords[:, 1]) > 1e-9
             coords = coords[keep]
         self.segments = coords
@@ -82,9 +83,13 @@ class Sight:
         #: (the one that moved last): a drag re-unites two polygons, not eight.
         self._last: tuple[Viewer, ...] = ()
         self._rest: tuple[tuple[Viewer, ...], BaseGeometry] | None = None
+        #: The last answer, by the eyes it was for.
+        self._answer: tuple[tuple[Viewer, ...], BaseGeometry] | None = None
 
     def union(self, eyes: tuple[Viewer, ...]) -> BaseGeometry:
         """What the viewers see together."""
+        if self._answer is not None and self._answer[0] == eyes:
+            return self._answer[1]  # the referee, the GM map and the player view all ask
         polys = [self.of(v) for v in eyes]
         if not polys:
             return EMPTY
@@ -97,8 +102,11 @@ class Sight:
             rest = eyes[:i] + eyes[i + 1:]
             if self._rest is None or self._rest[0] != rest:
                 self._rest = (rest, shapely.union_all(polys[:i] + polys[i + 1:]))
-            return self._rest[1].union(polys[i])
-        return shapely.union_all(polys)
+            seen = self._rest[1].union(polys[i])
+        else:
+            seen = shapely.union_all(polys)
+        self._answer = (eyes, seen)
+        return seen
 
     def of(self, viewer: Viewer) -> BaseGeometry:
         """The area one viewer sees (cached: a one-cell move recomputes one viewer)."""
@@ -294,11 +302,15 @@ def sight_of(walls: Walls, width: int, height: int) -> Sight:
 
 
 def sight_range(state: Encounter, token: Token) -> float | None:
-    """How far ``token`` sees: its ``sight`` stat (metres), else the encounter's default."""
+    """How far ``token`` sees, in cells: its ``sight`` stat, else the encounter's default.
+
+    Both are in the ruleset's unit (``sight = 60`` is 12 cells on 5-foot squares).
+    """
+    cell = units_of(state.ruleset).cell_size
     value = token.stats.get("sight")
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return state.fog.sight
+        return float(value) / cell
+    return None if state.fog.sight is None else state.fog.sight / cell
 
 
 def viewers(state: Encounter) -> tuple[Viewer, ...]:
@@ -396,7 +408,14 @@ def to_area(geom: BaseGeometry) -> Area:
         return ()
     # Snapping can leave points on a straight edge (a ray's end 1 mm off the map's
     # side): simplify again, by nothing, so the same area is saved the same way.
-    geom = shapely.simplify(shapely.set_precision(shapely.simplify(geom, SNAP / 2), SNAP), 0)
+    tolerance = SNAP / 2
+    raw = geom
+    geom = shapely.simplify(shapely.set_precision(shapely.simplify(raw, tolerance), SNAP), 0)
+    while shapely.get_num_coordinates(geom) > MAX_POINTS:
+        # Whatever is saved must load (``area_problem``): coarser, never refused.
+        tolerance *= 2
+        geom = shapely.simplify(shapely.set_precision(shapely.simplify(raw, tolerance), SNAP),
+                                0)
     out = []
     for part in shapely.get_parts(geom):
         if part.geom_type == "MultiPolygon":

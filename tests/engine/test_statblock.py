@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -138,9 +139,12 @@ def test_a_bad_stat_block_in_ruleset_toml_is_one_clear_sentence(spec: Any, words
 
 def test_a_ruleset_without_a_stat_block_has_no_fields(registry: Registry) -> None:
     skirmish = registry.get("skirmish")
-    assert skirmish.stat_fields() == ()
-    # With no schema, the base class leaves the stat block to the rules.
-    skirmish.check_token(_token({"anything": 1}))
+    # Only the sight range fog of war reads, which every ruleset's tokens may have.
+    assert [f.key for f in skirmish.stat_fields()] == ["sight"]
+    # With no schema of its own, the base class leaves the stat block to the rules.
+    skirmish.check_token(_token({"anything": 1, "sight": 12.5}))
+    with pytest.raises(InputError, match=r"Sight \(m\)"):
+        skirmish.check_token(_token({"anything": 1, "sight": -3}))
 
 
 def _token(stats: dict[str, Any]) -> Token:
@@ -163,6 +167,8 @@ def _value(f: StatField) -> st.SearchStrategy[Any]:
         return st.integers(lo if lo is not None else -50, hi if hi is not None else 50)
     if f.kind == "bool":
         return st.booleans()
+    if f.kind == "float":
+        return st.floats(lo if lo is not None else -50, hi if hi is not None else 50)
     if f.kind == "text":
         return st.text(max_size=hi if hi is not None else 20)
     if f.kind == "choice":
@@ -191,7 +197,7 @@ def test_any_block_the_schema_allows_is_accepted_and_any_bad_value_is_named(
         bad = {**stats, broken.key: {"not": "this"} if broken.kind != "table" else 7}
         problems = check_stats(fields, bad)
         assert len(problems) == 1 and problems[0].startswith(broken.label)
-        with pytest.raises(InputError, match=f"token 'x' \\(X\\): {broken.label}"):
+        with pytest.raises(InputError, match=f"token 'x' \\(X\\): {re.escape(broken.label)}"):
             rules.check_token(_token(bad))
 
     check()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import shapely
 from hypothesis import given, settings
@@ -240,3 +241,33 @@ def test_sight_cast_box_by_box_on_a_big_map_matches_one_cast_over_the_whole_map(
         vision.FIRST_BOX = whole_box
     assert grown.symmetric_difference(once).area < 1e-3 * max(1.0, once.area)
     _sees_through_no_wall(grown, (x + 0.5, y + 0.5), walls, where)
+
+
+def test_an_area_too_detailed_to_save_is_coarsened_so_it_still_loads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever tacmap writes it reads back: an area is never saved over the point limit."""
+    monkeypatch.setattr(vision, "MAX_POINTS", 5_000)
+    turns = np.linspace(0, 2 * np.pi, 50_001)[:-1]
+    radius = 10 + 0.3 * np.sin(turns * 2_000)  # a ragged cave wall
+    cave = shapely.Polygon(np.c_[15 + radius * np.cos(turns), 15 + radius * np.sin(turns)])
+    area = vision.to_area(cave)
+    assert sum(len(ring) for poly in area for ring in poly) <= 5_000
+    assert vision.area_problem(area, 40, 40, 5_000) is None
+    assert vision.area_shape(area).symmetric_difference(cave).area < 0.05 * cave.area
+
+
+@pytest.mark.parametrize(("ruleset", "sight", "cells"), [("action_pool", 4, 4.0),
+                                                          ("speed_rank", 20, 4.0)])
+def test_every_ruleset_takes_a_sight_stat_in_its_own_unit(
+        registry: Registry, ruleset: str, sight: int, cells: float) -> None:
+    """The combatant form offers Sight in every ruleset: 4 m, or 20 ft on 5-foot squares."""
+    rules = registry.get(ruleset)
+    field = next(f for f in rules.stat_fields() if f.key == "sight")
+    assert field.label == f"Sight ({rules.manifest.units.unit})" and field.default == 0.0
+    state = rules.new_encounter("t")
+    scout = Token("scout", "Scout", "party", 0, 0, stats={"sight": sight})
+    rules.check_token(scout)  # a stat every ruleset knows
+    state.tokens["scout"] = scout
+    assert vision.sight_range(state, scout) == cells
+    seen = vision.shown_now(state, Walls(()))
+    assert seen.contains(shapely.Point(3.5, 0.5)) and not seen.contains(shapely.Point(6, 0.5))

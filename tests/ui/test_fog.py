@@ -65,6 +65,9 @@ def test_the_player_view_hides_an_enemy_behind_a_door_until_it_opens(window: Mai
     assert player is not None
     assert "orc" not in player.scene.items_by_id and "gob" in player.scene.items_by_id
     assert "orc" in window.scene.items_by_id  # the GM sees everyone
+    orc = window.session.referee.state.tokens["orc"]
+    assert player.scene.token_at(orc.cell) is None  # hovering finds nothing to show
+    assert window.scene.token_at(orc.cell) == orc
     window.run(StartCombat(("ana", "orc", "gob")))
     names = " ".join(order_names(window))
     assert "Orc" not in names and "Gob" in names and "Ana" in names

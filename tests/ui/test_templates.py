@@ -57,7 +57,7 @@ def test_a_dragged_cone_lists_the_three_tokens_in_the_open_and_not_the_one_behin
           NO_KEYS)
     hint = view.area_preview.hint
     assert hint.isVisible()
-    assert hint.text() == "Cone 90°, length 4: Ash, Bek, Cole"
+    assert hint.text() == "Cone, length 4, 90°: Ash, Bek, Cole"
     assert view.area_preview.inside == ["ash", "bek", "cole"]
     assert not window.scene.inside_rings.path().isEmpty()
     _send(view, QEvent.Type.MouseButtonRelease, aim, Qt.MouseButton.LeftButton,
@@ -87,9 +87,9 @@ def test_a_dragged_cone_lists_the_three_tokens_in_the_open_and_not_the_one_behin
 
 
 @pytest.mark.parametrize(("menu", "choice", "shape", "hint"), [
-    ("angle", 45.0, "cone", "Cone 45°, length 4: Bek"),
-    ("angle", 120.0, "cone", "Cone 120°, length 4: Ash, Bek, Cole"),
-    ("width", 1, "line", "Line, length 4: Bek"),
+    ("angle", 45.0, "cone", "Cone, length 4, 45°: Bek"),
+    ("angle", 120.0, "cone", "Cone, length 4, 120°: Ash, Bek, Cole"),
+    ("width", 1, "line", "Line, length 4, 1 wide: Bek"),
     ("width", 3, "line", "Line, length 4, 3 wide: Ash, Bek, Cole"),
 ])
 def test_the_cone_angle_and_line_width_menus_shape_what_is_drawn(
@@ -171,3 +171,24 @@ def test_token_tooltips_stay_out_of_the_way_while_a_template_is_placed(
     assert not tooltip_at_bek()
     window.tool_actions["template"].trigger()
     assert tooltip_at_bek()
+
+
+@pytest.mark.parametrize(("rule", "radius"), [("chebyshev", 2), ("rectilinear", 4),
+                                              ("euclidean", 3), ("alternating", 3)])
+def test_a_dragged_circle_reaches_the_cell_under_the_mouse_by_the_diagonal_rule(
+        window: MainWindow, rule: str, radius: int) -> None:
+    """Two cells diagonally is 2 under chebyshev, 4 when a diagonal costs 2, 3 in between."""
+    from tacmap.engine.commands import SetDiagonal
+    from tacmap.engine.templates import cells
+
+    view = window.view
+    if window.session.referee.state.diagonal != rule:
+        window.run(SetDiagonal(rule))
+    window.shape_actions["circle"].trigger()
+    _send(view, QEvent.Type.MouseButtonPress, point(view, (3, 3)), Qt.MouseButton.LeftButton,
+          Qt.MouseButton.LeftButton, NO_KEYS)
+    _send(view, QEvent.Type.MouseMove, point(view, (5, 5)), Qt.MouseButton.NoButton,
+          Qt.MouseButton.LeftButton, NO_KEYS)
+    assert view.area_preview.hint.text().startswith(f"Circle, radius {radius}")
+    drawn = Template("circle", (3, 3), radius)
+    assert (5, 5) in cells(drawn, window.session.referee.state)  # the cell under the mouse

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from tacmap.engine import grid
 from tacmap.engine.errors import RuleError
 from tacmap.engine.state import Cell, Encounter, Template
-from tacmap.engine.templates import cells, tokens_inside
+from tacmap.engine.templates import cells, describe, tokens_inside
 from tacmap.engine.views import AreaSpec
 from tacmap.ui.map.hint import CursorHint
 from tacmap.ui.map.scene import MapScene
@@ -26,18 +27,19 @@ def cell_at(p: QPointF) -> Cell:
     return (math.floor(p.x() / CELL), math.floor(p.y() / CELL))
 
 
-def free_template(shape: str, origin: Cell, at: QPointF, angle: float = 90.0,
+def free_template(shape: str, origin: Cell, at: QPointF, rule: str, angle: float = 90.0,
                   width: int = 1) -> Template:
     """The template a drag from ``origin`` to scene point ``at`` draws, snapped to cells.
 
-    A circle, cone or line is as long as the drag (whole cells, at least one); a
-    cone (``angle`` degrees wide) or a line (``width`` cells wide) points at the cell
-    under the mouse; a square's side spans the drag from its corner cell.
+    A circle, cone or line reaches the cell under the mouse as the encounter's
+    diagonal ``rule`` measures it (whole cells, at least one): under
+    ``rectilinear`` three cells diagonally is a radius of 6. A cone (``angle``
+    degrees wide) or a line (``width`` cells wide) points at that cell; a
+    square's side spans the drag from its corner cell.
     """
     here = cell_at(at)
-    dx = at.x() / CELL - (origin[0] + 0.5)
-    dy = at.y() / CELL - (origin[1] + 0.5)
-    length = max(1, min(MAX_DRAG, round(math.hypot(dx, dy))))
+    reach = grid.segment_cost(rule, origin, here)
+    length = max(1, min(MAX_DRAG, math.ceil(reach - 1e-9)))
     if shape == "square":
         side = max(abs(here[0] - origin[0]), abs(here[1] - origin[1])) + 1
         return Template("square", origin, min(side, MAX_DRAG), here)
@@ -60,7 +62,7 @@ class TemplatePreview:
     def show(self, state: Encounter, template: Template, at: QPointF, title: str,
              problem: str = "") -> None:
         """Draw ``template``; name the tokens inside next to the mouse at scene point ``at``."""
-        walls = self.scene.wall_index.of(state)
+        walls = self.scene.ruleset.space.walls(state)
         try:
             area = cells(template, state, walls)
         except ValueError as err:
@@ -90,15 +92,6 @@ class TemplatePreview:
 Style = tuple[str, float, int]
 
 
-def title(t: Template) -> str:
-    """How the hint by the mouse names a template being drawn (``Cone 60°, length 4``)."""
-    if t.shape == "cone":
-        return f"Cone {t.angle:g}°, length {t.size}"
-    if t.shape == "line":
-        return f"Line, length {t.size}" + (f", {t.width} wide" if t.width > 1 else "")
-    return f"{t.shape.capitalize()}, {'radius' if t.shape == 'circle' else 'side'} {t.size}"
-
-
 class DrawTemplate(Tool):
     """Press at the origin, drag to size and aim, release: keep it on the map or discard it."""
 
@@ -121,8 +114,9 @@ class DrawTemplate(Tool):
         if self.origin is None:
             return
         shape, angle, width = self.shape()
-        self.template = free_template(shape, self.origin, at, angle, width)
-        self.preview.show(self.state(), self.template, at, title(self.template))
+        self.template = free_template(shape, self.origin, at, self.state().diagonal, angle,
+                                      width)
+        self.preview.show(self.state(), self.template, at, describe(self.template).capitalize())
 
     def release(self, at: QPointF) -> None:
         if self.origin is None:

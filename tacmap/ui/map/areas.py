@@ -7,7 +7,7 @@ outline and the label, and, while placing, a ring round every token inside.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from tacmap.engine.geometry import Walls
 from tacmap.engine.state import Cell, Encounter, Placed, Template, Token
@@ -30,22 +30,10 @@ from tacmap.ui.qt import (
 #: Fill and outline of a template left on the map, and of one being placed.
 LASTING = (QColor(214, 96, 20, 70), QColor("#b34a0c"))
 SKETCH = (QColor(40, 110, 220, 70), QColor("#1f5fbf"))
+#: Height of a template's label on the player view while fog is on: under the fog (8).
+UNDER_FOG = 7
 #: The ring drawn round a token inside the template being placed.
 INSIDE = QColor("#1f5fbf")
-
-
-class WallCache:
-    """The map's walls, indexed once per change of the walls tuple (shared by the layers)."""
-
-    def __init__(self) -> None:
-        self._key: object = None
-        self._walls: Walls | None = None
-
-    def of(self, state: Encounter) -> Walls:
-        """Indexed walls of ``state``."""
-        if self._walls is None or self._key is not state.map.walls:
-            self._walls, self._key = Walls(state.map.walls), state.map.walls
-        return self._walls
 
 
 def cells_path(area: Iterable[Cell]) -> QPainterPath:
@@ -79,14 +67,12 @@ class TemplateItem(QGraphicsPathItem):
         self.label.setFont(font)
         self.label.setBrush(line.darker(130))
         self.label.setPen(QPen(QColor(255, 255, 255, 235), 0.8))
-        #: The template drawn now (None: none).
-        self.template: Template | None = None
-        #: The cells it covers.
+        #: The cells the template drawn now covers.
         self.cells: set[Cell] = set()
 
     def show_template(self, template: Template | None, area: set[Cell], label: str = "") -> None:
         """Draw ``template`` covering ``area`` (None hides the item)."""
-        self.template, self.cells = template, area
+        self.cells = area
         if template is None:
             self.setPath(QPainterPath())
             self.label.setText("")
@@ -134,26 +120,34 @@ class InsideRings(QGraphicsPathItem):
 class LastingLayer:
     """The templates left on the map, one item each, kept in step with ``state.templates``."""
 
-    def __init__(self, scene: QGraphicsScene, walls: WallCache) -> None:
+    def __init__(self, scene: QGraphicsScene, walls: Callable[[Encounter], Walls]) -> None:
         self.scene = scene
         self._walls = walls
         self.items: dict[str, TemplateItem] = {}
-        self._key: tuple[object, object, str] | None = None
+        self._key: tuple[object, object, str, bool] | None = None
 
-    def sync(self, state: Encounter) -> None:
-        """Redraw if the templates, the walls or the diagonal rule changed."""
-        key = (state.templates, state.map.walls, state.diagonal)
+    def sync(self, state: Encounter, under_fog: bool = False) -> None:
+        """Redraw if the templates, the walls or the diagonal rule changed.
+
+        ``under_fog``: the labels go under the fog too (the player view), so the
+        name of a template nobody at the table has seen stays dark.
+        """
+        key = (state.templates, state.map.walls, state.diagonal, under_fog)
         old = self._key
         # Events put new tuples in place: identity says whether anything changed.
-        if old is not None and old[0] is key[0] and old[1] is key[1] and old[2] == key[2]:
+        if old is not None and old[0] is key[0] and old[1] is key[1] and old[2:] == key[2:]:
             return
         self._key = key
         for item in self.items.values():
             item.detach()
         self.items = {}
-        walls = self._walls.of(state)
+        if not state.templates:
+            return
+        walls = self._walls(state)
         for placed in state.templates:
             item = TemplateItem()
+            if under_fog:
+                item.label.setZValue(UNDER_FOG)
             item.show_template(placed.template, cells(placed.template, state, walls),
                                placed.label)
             item.attach(self.scene)

@@ -11,7 +11,7 @@ from tacmap.engine import grid, vision
 from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_PIXELS, ImageCache, describe
-from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem, WallCache
+from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem
 from tacmap.ui.map.layers import DragOverlay, FogItem, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
@@ -113,9 +113,8 @@ class MapScene(QGraphicsScene):
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
         #: The map's walls, indexed for the template layers.
-        self.wall_index = WallCache()
         #: Templates left on the map (a cloud, a spell about to land).
-        self.lasting = LastingLayer(self, self.wall_index)
+        self.lasting = LastingLayer(self, ruleset.space.walls)
         #: The template being placed, and the rings round the tokens inside it.
         self.sketch_area = TemplateItem(SKETCH, z=4.5)
         self.sketch_area.attach(self)
@@ -163,7 +162,7 @@ class MapScene(QGraphicsScene):
             self.walls_item.set_walls(m.walls)
             self._walls_key = m.walls
         self._sync_image(state)
-        self.lasting.sync(state)
+        self.lasting.sync(state, under_fog=self.player and state.fog.enabled)
         self._sync_fog(state)
         current = looks(state, self.ruleset, self.player)
         if self.player:
@@ -198,7 +197,7 @@ class MapScene(QGraphicsScene):
     def _sync_fog(self, state: Encounter) -> None:
         """Shade what the table does not see; note the tokens it cannot see now."""
         fog = state.fog
-        tokens = tuple((t.id, t.side, t.x, t.y, t.size, t.alive, t.hidden)
+        tokens = tuple((t.id, t.side, t.x, t.y, t.size, t.alive, t.hidden, t.stats.get("sight"))
                        for t in state.tokens.values())
         key = (fog, state.map.walls, state.party, tokens, state.map.width, state.map.height)
         if self._fog_key is not None and len(key) == len(self._fog_key) and all(
@@ -323,8 +322,8 @@ class MapScene(QGraphicsScene):
     def token_at(self, cell: Cell) -> Token | None:
         """The token whose footprint covers ``cell``, topmost first."""
         for t in reversed(list(self.state.tokens.values())):
-            if self.player and t.hidden:
-                continue
+            if self.player and (t.hidden or t.id in self.unseen):
+                continue  # the table must not find by hovering what it cannot see
             if t.x <= cell[0] < t.x + t.size and t.y <= cell[1] < t.y + t.size:
                 return t
         return None
