@@ -19,7 +19,7 @@ from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.records import LIMIT
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
-from tacmap.engine.state import DIAGONAL_RULES, Fog, MapSpec
+from tacmap.engine.state import DIAGONAL_RULES
 
 
 class UsageError(InputError):
@@ -234,14 +234,11 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise UsageError(f"--size {args.size!r} should look like 30x20") from None
+    seed = args.seed if args.seed is not None else fresh_seed()
     try:
-        spec = MapSpec(width=w, height=h)
+        state = ruleset.new_map(args.name or path.stem, seed, w, h)
     except ValueError as err:
         raise InputError(str(err)) from None
-    seed = args.seed if args.seed is not None else fresh_seed()
-    state = ruleset.new_encounter(args.name or path.stem, seed)
-    state.map = spec
-    state.fog = Fog(enabled=True)  # a new map starts dark for the players (Build ▸ Fog of War)
     try:
         storage.save(path, state, [])
     except OSError as err:

@@ -33,7 +33,7 @@ from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
 from tacmap.engine.movement import MovePlan, Space, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
-from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Token
+from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
 from tacmap.engine.units import METRES, UNITS, Units, register
 from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
 
@@ -213,6 +213,18 @@ class Ruleset:
         """An empty encounter under this ruleset."""
         return Encounter(ruleset=self.id, ruleset_version=self.manifest.version, name=name,
                          diagonal=self.manifest.diagonal, seed=seed)
+
+    def new_map(self, name: str, seed: int, width: int, height: int) -> Encounter:
+        """The empty map a GM starts from (``tacmap new``, File ▸ New): fog of war on.
+
+        One place decides how a new map starts, so the command line and the
+        window agree: dark for the players until the GM reveals it, as the demos
+        are. ValueError for a size the map refuses.
+        """
+        state = self.new_encounter(name, seed)
+        state.map = MapSpec(width, height)
+        state.fog = Fog(enabled=True)
+        return state
 
     def stat_fields(self) -> tuple[StatField, ...]:
         """The stat block of ``[stat_block.*]`` in ruleset.toml (empty when it has none)."""

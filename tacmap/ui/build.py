@@ -55,17 +55,17 @@ from tacmap.ui.token_form import TokenForm
 
 IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
 TOOL_HINTS = {
-    "wall": "Click grid corners to lay a wall; Enter, double-click or right-click ends it.",
-    "obstacle": "Click the corners of an obstacle; Enter, double-click or right-click closes it.",
-    "door": "Click two grid corners to hang a door; right-click a door on the map to open it.",
-    "window": "Click grid corners to set a window (seen through, not walked through).",
+    "wall": "Click grid corners to lay a wall; Enter or double-click ends it and starts another.",
+    "obstacle": "Click the corners of an obstacle; Enter or double-click closes it.",
+    "door": "Click two grid corners to hang a door (open it later by right-clicking it).",
+    "window": "Click two grid corners to set a window (seen through, not walked through).",
     "reveal": "Drag a rectangle to show it to the players (or click corners, then Enter).",
     "hide": "Drag a rectangle to hide it from the players (or click corners, then Enter).",
     "erase": "Click a wall to remove it.",
     "move": "Drag a wall to move it.",
     "scale": "Click two points on the map image whose real distance you know.",
     "template": "Press where the template starts and drag to size and aim it; the tokens "
-                "inside are listed by the mouse. Right-click a template on the map to remove it.",
+                "inside are listed by the mouse. Right-click a kept template to remove it.",
 }
 
 
@@ -109,11 +109,18 @@ class Builder:
         self.template_width = 1
         #: The menu on screen after a template is drawn or right-clicked, kept referenced.
         self.area_menu: QMenu | None = None
+        #: The building tool in hand (a key of TOOL_HINTS), None when the map moves tokens.
+        self.tool_key: str | None = None
+        #: Told whenever a tool is taken up or put down (the window ticks its menu and bar).
+        self.on_tool: Callable[[str | None], None] = lambda key: None
 
     def attach(self, scene: MapScene) -> None:
-        """Get ready to draw on a newly opened encounter's scene."""
+        """Get ready to draw on a newly opened encounter's scene (no tool in hand)."""
         self.sketch = sketch_item()
         scene.addItem(self.sketch)
+        self.host.view.tool_left.connect(self.end_tool)
+        self.tool_key = None
+        self.on_tool(None)
 
     # --- map tools ----------------------------------------------------------------------
 
@@ -123,8 +130,17 @@ class Builder:
         if view.tool is not None:
             view.tool.cancel()
         view.tool = self._tool(key) if key else None
+        self.tool_key = key
         if key:
             self.host.statusBar().showMessage(TOOL_HINTS[key], 15000)
+        elif self.host.statusBar().currentMessage() in TOOL_HINTS.values():
+            self.host.statusBar().clearMessage()
+        self.on_tool(key)
+
+    def end_tool(self) -> None:
+        """Put the building tool down (Esc, right-click, an armed action): tokens move again."""
+        if self.tool_key is not None:
+            self.use_tool(None)
 
     def _tool(self, key: str) -> Tool:
         state = lambda: self.host.session.referee.state  # noqa: E731  (read at click time)
@@ -240,9 +256,6 @@ class Builder:
 
     def choose_portrait(self) -> str | None:
         """Pick a PNG, JPEG or SVG and copy it into the encounter's image folder."""
-        if self.host.session.image_folder is None:
-            self.host.error("Save the encounter first: its images are kept beside its file.")
-            return None
         path = self.host.ask_image()
         if path is None:
             return None
@@ -251,7 +264,6 @@ class Builder:
     def copy_image(self, source: Path) -> str | None:
         """Copy ``source`` into the image folder; its name there, or None with a message."""
         folder = self.host.session.image_folder
-        assert folder is not None
         try:
             folder.mkdir(parents=True, exist_ok=True)
             if source.resolve().parent != folder.resolve():
@@ -305,10 +317,10 @@ class Builder:
     # --- the map image ----------------------------------------------------------------------
 
     def load_image(self) -> None:
-        """File ▸ Load Map Image: copy it beside the encounter and show it under the grid."""
-        if self.host.session.image_folder is None:
-            self.host.error("Save the encounter first: its images are kept beside its file.")
-            return
+        """File ▸ Load Map Image: copy it beside the encounter and show it under the grid.
+
+        An encounter not saved yet keeps the image with its autosave until the first save.
+        """
         name, _ = QFileDialog.getOpenFileName(self.host.window(), "Map image", "", IMAGES)
         if name:
             self.use_image(Path(name))

@@ -150,6 +150,7 @@ class Combat:
 
     def arm(self, actor: str, option: ActionOption) -> None:
         """The Actions panel's button for an aimed action: the next token clicked is its target."""
+        self.host.build.end_tool()  # the next click is the action's, never a map tool's
         state = self.host.session.referee.state
         if actor not in state.tokens:
             return

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tacmap.engine.dice import fresh_seed
 from tacmap.engine.errors import InputError
-from tacmap.engine.state import DIAGONAL_RULES, MapSpec
+from tacmap.engine.state import DIAGONAL_RULES
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.demos import demos
 from tacmap.ui.host import Host
@@ -28,6 +28,17 @@ from tacmap.ui.qt import (
 from tacmap.ui.session import Session, recent
 
 FILTER = "tacmap encounters (*.tacmap);;All files (*)"
+
+
+def file_name(encounter: str) -> str:
+    """The file name Save proposes: ``Ambush: Night 2`` → ``Ambush Night 2.tacmap``.
+
+    Characters that some system refuses in a file name are dropped; nothing
+    left gives ``encounter.tacmap``.
+    """
+    kept = "".join(c for c in encounter if c.isalnum() or c in " -_.,()'&+")
+    stem = " ".join(kept.split()).strip(" .")[:80]
+    return f"{stem or 'encounter'}.tacmap"
 
 
 class Files:
@@ -157,8 +168,7 @@ class Files:
                   diagonal: str = "") -> None:
         """An empty, unsaved encounter (``diagonal`` empty: the ruleset's own rule)."""
         registry = self.host.registry
-        state = registry.get(ruleset_id).new_encounter(name, fresh_seed())
-        state.map = MapSpec(width, height)
+        state = registry.get(ruleset_id).new_map(name, fresh_seed(), width, height)
         if diagonal:
             state.diagonal = diagonal
         self.host.session.discard_autosave()
@@ -175,13 +185,23 @@ class Files:
 
     def save_as(self) -> bool:
         """File ▸ Save As."""
-        name, _ = QFileDialog.getSaveFileName(self.host.window(), "Save encounter", "", FILTER)
+        name, _ = QFileDialog.getSaveFileName(self.host.window(), "Save encounter",
+                                              str(self.proposed_path()), FILTER)
         if not name:
             return False
         path = Path(name)
         if path.suffix != ".tacmap":
             path = path.with_suffix(".tacmap")
         return self.save_to(path)
+
+    def proposed_path(self) -> Path:
+        """Where Save As starts: the file itself, else the encounter's name in the last folder."""
+        session = self.host.session
+        if session.path is not None:
+            return session.path
+        files = recent()
+        name = file_name(session.referee.state.name)
+        return files[0].parent / name if files else Path(name)
 
     def save_to(self, path: Path) -> bool:
         """Write the encounter to ``path``; False (with the reason shown) if that fails."""

@@ -8,7 +8,7 @@ view when another encounter is opened, and tests replace the questions.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tacmap.engine.commands import Command
 from tacmap.engine.ruleset import Registry
@@ -27,6 +27,9 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.qt import QStatusBar, QWidget
 from tacmap.ui.session import Session
+
+if TYPE_CHECKING:  # build.py takes a Host: imported for the type only
+    from tacmap.ui.build import Builder
 
 
 class Host(Protocol):
@@ -47,6 +50,10 @@ class Host(Protocol):
     @property
     def view(self) -> MapView:
         """The GM's map view."""
+
+    @property
+    def build(self) -> Builder:
+        """Building the encounter: its map tools are put down when an action is armed."""
 
     @property
     def actor(self) -> str | None:

@@ -84,6 +84,7 @@ class PlayerView(QMainWindow):
     def sync(self, session: Session) -> None:
         """Follow the GM's encounter."""
         state, ruleset = session.referee.state, session.referee.ruleset
+        self.scene.images = session.image_folder  # moves when an untitled encounter is saved
         self.scene.sync(state)
         hidden = self.hidden(session)
         if self.scene.tags is not None:

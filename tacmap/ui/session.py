@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,17 +74,51 @@ class Session:
         return f"{'*' if self.dirty else ''}{name} — {where} — tacmap"
 
     @property
-    def image_folder(self) -> Path | None:
-        """Folder image paths are relative to (None until the encounter has a file)."""
-        return self.path.parent / self.images if self.path else None
+    def image_folder(self) -> Path:
+        """Folder image paths are relative to: beside the file, or beside the autosave.
+
+        An encounter without a file keeps its images with its autosave, so a
+        crash keeps them too; the first save copies them beside the file.
+        """
+        if self.path is not None:
+            return self.path.parent / self.images
+        auto = self.autosave_path
+        return auto.with_name(auto.name.removesuffix(".tacmap") + "-images")
+
+    def named_images(self) -> list[str]:
+        """The image files the encounter names (map image, portraits), each once."""
+        state = self.referee.state
+        names = [state.map.image, *(t.image for t in state.tokens.values())]
+        return list(dict.fromkeys(n for n in names if n and not n.startswith("data:")))
+
+    def _bring_images(self, folder: Path) -> None:
+        """Copy the encounter's images from its image folder into ``folder``.
+
+        An untitled encounter's folder is its own: all of it goes (undo may name
+        an image the state no longer does). A file's folder may be shared: only
+        the images the encounter names go.
+        """
+        old = self.image_folder
+        if not old.is_dir() or (folder.exists() and old.resolve() == folder.resolve()):
+            return
+        names = [p.name for p in old.iterdir() if p.is_file()] if self.path is None \
+            else self.named_images()
+        for name in names:
+            source, target = old / name, folder / name
+            if source.is_file() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
     def save(self, path: Path | None = None) -> Path:
         """Write the encounter (to ``path``, or where it came from)."""
         target = path or self.path
         if target is None:
             raise InputError("choose where to save this encounter first")
+        self._bring_images(target.parent / self.images)
         storage.save(target, self.referee.state, self.referee.log, self.images)
         self.discard_autosave()
+        if self.path is None:  # the images now live beside the file
+            shutil.rmtree(self.image_folder, ignore_errors=True)
         self.path = target
         self.saved_version = self.referee.version
         remember(target)

@@ -3,23 +3,21 @@
 What the GM does lives with the task it belongs to: files.py (the File menu,
 sessions, autosave), build.py (the Build menu, the map image), roster.py (the
 Roster panel), combat.py (Combat and Edit, clicks on tokens, the odds card) and
-player.py (View ▸ Player View). This file only wires them together: it builds
-the menus, docks and panels, binds an encounter to a map view, and redraws the
-panels when the referee reports a change.
+player.py (View ▸ Player View); the menus and the Tools toolbar are laid out
+in menus.py. This file only wires them together: it builds the docks and
+panels, binds an encounter to a map view, and redraws the panels when the
+referee reports a change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
-from tacmap.engine.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
+from tacmap.engine.commands import Command
 from tacmap.engine.options import acting_token
 from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import DIAGONAL_RULES
 from tacmap.engine.views import TurnOrder
 from tacmap.ui.ask import (
     Ask,
@@ -37,25 +35,24 @@ from tacmap.ui.ask import (
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
-from tacmap.ui.help import add_help_menu
-from tacmap.ui.map.hint import FIRST_RUN, MapHint
+from tacmap.ui.map.hint import EMPTY_MAP, FIRST_RUN, MapHint
+from tacmap.ui.map.look import acting
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
+from tacmap.ui.menus import WindowMenus
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
 from tacmap.ui.panels.timeline import TimelinePanel
+from tacmap.ui.plain import tip
 from tacmap.ui.player import PlayerScreen, PlayerView
 from tacmap.ui.qt import (
-    QAction,
     QByteArray,
     QCloseEvent,
     QDockWidget,
     QGuiApplication,
-    QKeySequence,
     QLabel,
-    QMainWindow,
     QMenu,
     QPoint,
     QScrollArea,
@@ -69,37 +66,13 @@ from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
 
-#: Build ▸ tools: key, menu text, shortcut.
-TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W"),
-         ("obstacle", "Draw &Obstacle", "Ctrl+Shift+O"),
-         ("door", "Draw D&oor", "Ctrl+Shift+D"),
-         ("window", "Draw W&indow", None),
-         ("erase", "E&rase Wall", "Ctrl+Shift+X"),
-         ("move", "&Move Wall", "Ctrl+Shift+M"),
-         ("scale", "&Scale Map Image by Two Points", None),
-         ("template", "Area &Template", "Ctrl+Shift+T"),
-         ("reveal", "Re&veal Area (Fog)", None),
-         ("hide", "&Hide Area (Fog)", None))
-#: Build ▸ Template Shape: the shapes the Area Template tool draws.
-SHAPE_NAMES = (("circle", "&Circle"), ("cone", "C&one"), ("line", "&Line"),
-               ("square", "&Square"))
-#: Build ▸ Template Shape ▸ Cone Angle and Line Width: the choices offered.
-CONE_ANGLES = (45.0, 60.0, 90.0, 120.0)
-LINE_WIDTHS = (1, 2, 3, 4)
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
 #: The status bar's resting line once combat has started.
 IN_COMBAT = f"{END_TURN_KEY} ends the turn · right-click a token for its actions · F1 for help"
 
 
-def set_quietly(action: QAction, checked: bool) -> None:
-    """Tick or untick ``action`` without running what its toggle does."""
-    action.blockSignals(True)
-    action.setChecked(checked)
-    action.blockSignals(False)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowMenus):
     """The GM's window on one encounter."""
 
     def __init__(self, registry: Registry, session: Session, ask: Ask | None = None,
@@ -156,7 +129,7 @@ class MainWindow(QMainWindow):
         bar.setFixedHeight(bar.sizeHint().height())
         self.setStatusBar(bar)
         self.hint: MapHint | None = None
-        self._build_menus()
+        self.build_menus()
         self.bind(session)
         self.resize(1280, 800)
 
@@ -180,19 +153,19 @@ class MainWindow(QMainWindow):
         self.view = MapView(self.scene, session.referee)
         self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.view.token_clicked.connect(self.combat.token_clicked)
-        self.view.token_menu.connect(self.combat.token_menu)
+        self.view.token_menu.connect(self.token_menu)
         self.view.door_menu.connect(self.door_menu)
         self.view.moved.connect(self.select)
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
         self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
-        for action in self.tool_actions.values():
-            action.setChecked(False)
         self.setCentralWidget(self.view)
         # The first-run hint lies over the map until combat starts.
         self.hint = MapHint(FIRST_RUN, self.view)
         session.referee.subscribe(self._on_change)
         self.actor = None
+        #: Who was acting at the last redraw: when it changes, a turn has begun.
+        self._turn: tuple[str, ...] | None = None
         self.log_panel.show_log(session.referee.state, session.referee.log)
         self.roster_panel.refresh()
         self.refresh()
@@ -234,22 +207,20 @@ class MainWindow(QMainWindow):
             self.actor = None
         order = ruleset.turn_order(state)
         active = self.show_turn(order)
+        self._turn_began(order, active)
         pools = ruleset.dice_pools(state)
         self.pool_panel.show_pools(pools, self.actor or active)
         timeline = ruleset.timeline(state)
         self.timeline_panel.show_timeline(state, timeline)
         self.timeline_dock.setVisible(timeline is not None)
+        idle = FIRST_RUN if state.tokens else EMPTY_MAP
         if self.hint is not None:
             self.hint.setVisible(order is None)
-        self.idle_text.setText(FIRST_RUN if order is None else IN_COMBAT)
+            self.hint.setText(idle)
+        self.idle_text.setText(idle if order is None else IN_COMBAT)
         self.players.sync(self.session)
         self.setWindowTitle(self.session.title)
-        for rule, action in self.diagonal_actions.items():
-            action.setChecked(rule == state.diagonal)
-        set_quietly(self.lock_action, state.map.image_locked)
-        set_quietly(self.fog_action, state.fog.enabled)
-        self.undo_action.setEnabled(bool(self.session.referee.log))
-        self.redo_action.setEnabled(bool(self.session.referee.redo_stack))
+        self.tick(state, bool(self.session.referee.log), bool(self.session.referee.redo_stack))
 
     def show_turn(self, order: TurnOrder | None) -> str | None:
         """The turn order and the actions of whoever acts now; returns that token."""
@@ -264,6 +235,49 @@ class MainWindow(QMainWindow):
                                     actor=active)
         return active
 
+    def _turn_began(self, order: TurnOrder | None, active: str | None) -> None:
+        """When a new turn begins, select whoever acts and say whose turn it is.
+
+        The last turn's messages ("click the target", a refusal) no longer apply.
+        """
+        acting = tuple(r.id for r in order.rows if r.state == "acting") if order else None
+        if acting == self._turn:
+            return
+        self._turn = acting
+        if order is None or not acting:
+            return
+        if active is not None and active != self.actor:
+            self.actor = active
+            self.view.select(active)
+        names = ", ".join(r.name for r in order.rows if r.state == "acting")
+        self.statusBar().showMessage(f"{order.title}: {names} to act", 8000)
+
+    def token_menu(self, token_id: str, at: QPoint) -> QMenu:
+        """Right-click on a token: its own actions when it may act, else the selected one's on it.
+
+        A right-click on a token whose turn it is selects it first, so its menu never
+        lists another token's actions against it.
+        """
+        state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        order = ruleset.turn_order(state)
+        now = acting(state, ruleset)  # token ids, or sides where a whole side acts
+        if token_id != self.actor and (token_id in now or state.tokens[token_id].side in now):
+            self.select(token_id)
+        menu = self.combat.build_token_menu(token_id)
+        if self.actor in (None, token_id) or order is None:
+            options = ruleset.actions_for(state, token_id)
+            if options:
+                menu.addSection(f"{state.tokens[token_id].name}'s actions")
+            for option in options:
+                item = menu.addAction(option.label)
+                item.setEnabled(option.enabled)
+                item.setToolTip(tip(option.reason))
+                take = self.combat.take if option.target == "none" else self.combat.arm
+                item.triggered.connect(lambda _=False, o=option, act=take: act(token_id, o))
+        menu.popup(at)
+        self.combat.menu = menu
+        return menu
+
     def select(self, token_id: str | None) -> None:
         """Make ``token_id`` the selected token (the one that acts when a target is clicked)."""
         self.actor = token_id
@@ -277,163 +291,6 @@ class MainWindow(QMainWindow):
         """A problem: in the status bar and told to the GM."""
         self.statusBar().showMessage(text, 15000)
         self.tell(text)
-
-    # --- menus ----------------------------------------------------------------------------
-
-    def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
-                keys: QKeySequence.StandardKey | str | None = None,
-                checkable: bool = False) -> QAction:
-        action = QAction(text, self)
-        if keys is not None:
-            action.setShortcut(QKeySequence(keys))
-        action.setCheckable(checkable)
-        action.triggered.connect(lambda checked=False: slot())
-        menu.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        bar, files, combat = self.menuBar(), self.files, self.combat
-        file = bar.addMenu("&File")
-        self._action(file, "&New…", files.new_encounter, QKeySequence.StandardKey.New)
-        self._action(file, "&Open…", files.open_dialog, QKeySequence.StandardKey.Open)
-        self.demo_menu = file.addMenu("Open &Demo")
-        self.demo_menu.aboutToShow.connect(lambda: files.fill_demos(self.demo_menu))
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(lambda: files.fill_recent(self.recent_menu))
-        file.addSeparator()
-        self._action(file, "&Save", files.save, QKeySequence.StandardKey.Save)
-        self._action(file, "Save &As…", files.save_as, QKeySequence.StandardKey.SaveAs)
-        file.addSeparator()
-        self._action(file, "Load Map &Image…", self.build.load_image)
-        file.addSeparator()
-        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        edit = bar.addMenu("&Edit")
-        self.undo_action = self._action(edit, "&Undo", combat.undo, QKeySequence.StandardKey.Undo)
-        self.redo_action = self._action(edit, "&Redo", combat.redo, QKeySequence.StandardKey.Redo)
-        game = bar.addMenu("&Combat")
-        self._action(game, "&Start Combat", lambda: self.run(StartCombat()))
-        self.end_turn_action = self._action(game, "&End Turn", lambda: self.run(EndTurn()),
-                                            END_TURN_KEY)
-        self.end_turn_action.setShortcuts([QKeySequence(END_TURN_KEY), QKeySequence("Ctrl+E")])
-        self.end_turn_action.setAutoRepeat(False)  # holding the key down ends one turn, not five
-        game.addSeparator()
-        self.dice_action = self._action(game, "Roll &Physical Dice", lambda: None,
-                                        checkable=True)
-        self.dice_action.toggled.connect(combat.set_physical_dice)
-        self._build_menu(bar.addMenu("&Build"))
-        view = bar.addMenu("&View")
-        self._action(view, "Zoom &In", lambda: self.view.zoom_by(1.25), "Ctrl+=")
-        self._action(view, "Zoom &Out", lambda: self.view.zoom_by(0.8), "Ctrl+-")
-        self._action(view, "&Fit Encounter", lambda: self.view.fit(), "Ctrl+0")
-        view.addSeparator()
-        grid = self._action(view, "Show &Grid", lambda: None, "G", checkable=True)
-        grid.setChecked(True)
-        grid.toggled.connect(self._toggle_grid)
-        reach = self._action(view, "Show All &Reach", lambda: None, "R", checkable=True)
-        reach.toggled.connect(lambda on: self.view.toggle_all_reach(on))
-        self._action(view, "&Align Map Image…", self.build.align_image)
-        view.addSeparator()
-        self._action(view, "&Player View", self.show_player_view, "F11")
-        for dock in (self.order_dock, self.pool_dock, self.log_dock, self.timeline_dock):
-            view.addAction(dock.toggleViewAction())
-        add_help_menu(self)
-
-    def _build_menu(self, menu: QMenu) -> None:
-        build = self.build
-        self._action(menu, "&Add Combatant…", build.add_combatant, "Ctrl+Shift+A")
-        self._action(menu, "&Edit Combatant…", build.edit_combatant, "Ctrl+Shift+E")
-        self._action(menu, "&Duplicate Combatant", build.duplicate_combatant, "Ctrl+D")
-        self._action(menu, "&Remove Combatant", build.remove_combatant, "Delete")
-        self._action(menu, "Save Combatant to Roster…", self.rosters.save_to_roster)
-        menu.addSeparator()
-        self.tool_actions: dict[str, QAction] = {}
-        for key, label, keys in TOOLS:
-            action = self._action(menu, label, lambda: None, keys, checkable=True)
-            action.toggled.connect(lambda on, k=key: self._tool_toggled(k, on))
-            self.tool_actions[key] = action
-        shapes = menu.addMenu("Template S&hape")
-        self.shape_actions: dict[str, QAction] = {}
-        for shape, label in SHAPE_NAMES:
-            self.shape_actions[shape] = self._action(
-                shapes, label, partial(self._shape_picked, shape), checkable=True)
-        set_quietly(self.shape_actions[self.build.template_shape], True)
-        shapes.addSeparator()
-        angles, widths = shapes.addMenu("Cone &Angle"), shapes.addMenu("Line &Width")
-        self.angle_actions = {a: self._action(angles, f"{a:g}°", partial(self._angle_picked, a),
-                                              checkable=True) for a in CONE_ANGLES}
-        self.width_actions = {w: self._action(widths, f"{w} cell{'s' if w > 1 else ''}",
-                                              partial(self._width_picked, w), checkable=True)
-                              for w in LINE_WIDTHS}
-        set_quietly(self.angle_actions[self.build.template_angle], True)
-        set_quietly(self.width_actions[self.build.template_width], True)
-        self.fog_action = self._action(menu, "&Fog of War", lambda: None, checkable=True)
-        self.fog_action.toggled.connect(self._fog_toggled)
-        self.lock_action = self._action(menu, "&Lock Map Image", lambda: None, checkable=True)
-        self.lock_action.toggled.connect(self._lock_toggled)
-        menu.addSeparator()
-        rules = menu.addMenu("Diagonal &Rule")
-        self.diagonal_actions: dict[str, QAction] = {}
-        for rule in DIAGONAL_RULES:
-            self.diagonal_actions[rule] = self._action(
-                rules, rule, partial(self.run, SetDiagonal(rule)), checkable=True)
-        self.party_menu = menu.addMenu("&Players' Side")
-        self.party_menu.aboutToShow.connect(lambda: build.fill_party(self.party_menu))
-        self._action(menu, "Re&name Encounter…", build.rename_encounter)
-
-    def _shape_picked(self, shape: str) -> None:
-        """Build ▸ Template Shape: draw this shape from now on (and take the tool up)."""
-        self.build.template_shape = shape
-        for name, action in self.shape_actions.items():
-            set_quietly(action, name == shape)
-        if not self.tool_actions["template"].isChecked():
-            self.tool_actions["template"].setChecked(True)
-
-    def _angle_picked(self, angle: float) -> None:
-        """Build ▸ Template Shape ▸ Cone Angle: cones open this wide from now on."""
-        self.build.template_angle = angle
-        for a, action in self.angle_actions.items():
-            set_quietly(action, a == angle)
-        self._shape_picked("cone")
-
-    def _width_picked(self, width: int) -> None:
-        """Build ▸ Template Shape ▸ Line Width: lines are this many cells wide from now on."""
-        self.build.template_width = width
-        for w, action in self.width_actions.items():
-            set_quietly(action, w == width)
-        self._shape_picked("line")
-
-    def _tool_toggled(self, key: str, on: bool) -> None:
-        self.build.use_tool(key if on else None)
-        # One tool at a time: ticking one unticks the others without switching again.
-        for name, action in self.tool_actions.items():
-            if name != key and action.isChecked():
-                set_quietly(action, False)
-
-    def _fog_toggled(self, on: bool) -> None:
-        if on != self.session.referee.state.fog.enabled and not self.run(SetFog(on)):
-            set_quietly(self.fog_action, not on)
-
-    def door_menu(self, wall: int, at: QPoint) -> QMenu:
-        """Right-click on a door: open it or close it."""
-        door = self.session.referee.state.map.walls[wall]
-        menu = QMenu(self)
-        if door.open:
-            menu.addAction("Close door").triggered.connect(
-                lambda: self.run(SetDoor(wall, False)))
-        else:
-            menu.addAction("Open door").triggered.connect(lambda: self.run(SetDoor(wall, True)))
-        menu.popup(at)
-        self.menu = menu
-        return menu
-
-    def _lock_toggled(self, on: bool) -> None:
-        if not self.build.lock_image(on):
-            set_quietly(self.lock_action, False)
-
-    def _toggle_grid(self, on: bool) -> None:
-        self.scene.show_grid = on
-        self.view.resetCachedContent()
-        self.scene.update()
 
     # --- what the GM does, by name (the menus above and tests call these) -------------------
 
@@ -500,10 +357,6 @@ class MainWindow(QMainWindow):
     def player(self) -> PlayerView | None:
         """The player view, while it is open."""
         return self.players.window
-
-    def show_player_view(self) -> None:
-        """View ▸ Player View: a second window for the table."""
-        self.players.show(self.session, self.scene.images_cache)
 
     # --- the window's own life --------------------------------------------------------------
 

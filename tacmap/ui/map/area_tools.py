@@ -178,3 +178,6 @@ class AimArea(Tool):
     def cancel(self) -> None:
         self.preview.clear()
         self.done()
+
+    def leave(self) -> None:
+        self.cancel()  # right-click: the armed area is not placed

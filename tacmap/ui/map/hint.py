@@ -7,6 +7,9 @@ from tacmap.ui.qt import QEvent, QLabel, QObject, Qt, QWidget
 #: What to do first, shown on the map and in the status bar until combat starts.
 FIRST_RUN = ("Start combat (Combat ▸ Start), drag a token to move, click your token "
              "then an enemy to attack, F1 for help")
+#: What to do on a map with nobody on it yet (File ▸ New).
+EMPTY_MAP = ("An empty map: add a combatant (Build ▸ Add Combatant) or drag one from the "
+             "Roster; draw walls with the Tools bar; F1 for help")
 
 
 class MapHint(QLabel):

@@ -29,7 +29,6 @@ from tacmap.ui.qt import (
     QPointF,
     QRect,
     QRectF,
-    Qt,
     QVariantAnimation,
 )
 
@@ -94,9 +93,11 @@ class MapScene(QGraphicsScene):
         self.player = player
         self.show_grid = True
         self.items_by_id: dict[str, TokenItem] = {}
+        #: The map image, where it lies: painted by ``drawBackground`` under the grid
+        #: (an item would cover the grid), so the item itself is never shown.
         self.image_item = QGraphicsPixmapItem()
         self.image_item.setZValue(-10)
-        self.image_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self.image_item.setVisible(False)
         self.addItem(self.image_item)
         self.walls_item = WallsItem(state.map.walls)
         self.addItem(self.walls_item)
@@ -291,6 +292,8 @@ class MapScene(QGraphicsScene):
         self.image_item.setPixmap(self.picture(m.image, MAP_PIXELS, map_label(m.image)))
         self.image_item.setPos(m.image_offset[0] * CELL, m.image_offset[1] * CELL)
         self.image_item.setScale(m.image_scale * CELL)
+        # The view caches its background, image and grid together: paint it afresh.
+        self.invalidate(QRectF(), QGraphicsScene.SceneLayer.BackgroundLayer)
 
     def set_overview(self, on: bool) -> None:
         """Marks instead of token items (zoomed far out), or back."""
@@ -367,6 +370,24 @@ class MapScene(QGraphicsScene):
 
     # --- drawing ------------------------------------------------------------------
 
+    def _draw_image(self, painter: QPainter, rect: QRectF) -> None:
+        """Paint the part of the map image inside ``rect`` (scene units), under the grid."""
+        pix, item = self.image_item.pixmap(), self.image_item
+        if pix.isNull():
+            return
+        scale, origin = item.scale(), item.pos()
+        shown = QRectF(origin.x(), origin.y(), pix.width() * scale, pix.height() * scale)
+        target = shown.intersected(rect)
+        if target.isEmpty():
+            return
+        # Only the pixels under ``rect`` are drawn: a large image costs what is exposed.
+        source = QRectF((target.left() - origin.x()) / scale, (target.top() - origin.y()) / scale,
+                        target.width() / scale, target.height() / scale)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        painter.drawPixmap(target, pix, source)
+        painter.restore()
+
     def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         rect = QRectF(rect)
         painter.fillRect(rect, OUTSIDE)
@@ -374,6 +395,7 @@ class MapScene(QGraphicsScene):
         if area.isEmpty():
             return
         painter.fillRect(area, BACKGROUND)
+        self._draw_image(painter, rect)
         if not self.show_grid:
             return
         scale = painter.worldTransform().m11()

@@ -47,9 +47,11 @@ class Tool:
     """A map tool: gets the clicks instead of the token drag."""
 
     name = ""
+    #: The map's cursor while the tool is on: the GM sees a tool is active.
+    pointer = Qt.CursorShape.CrossCursor
 
     def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        """Mouse pressed at a scene point."""
+        """Left button pressed at a scene point."""
 
     def move(self, at: QPointF) -> None:
         """Mouse moved."""
@@ -62,6 +64,10 @@ class Tool:
 
     def cancel(self) -> None:
         """Esc: drop what is being drawn."""
+
+    def leave(self) -> None:
+        """Right-click: keep what is drawn so far (if it is enough), then the tool is put down."""
+        self.finish()
 
 
 class DrawWall(Tool):
@@ -76,9 +82,6 @@ class DrawWall(Tool):
         self.cursor: Point | None = None
 
     def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        if button == Qt.MouseButton.RightButton:
-            self.finish()
-            return
         p = corner(at)
         if not self.points or self.points[-1] != p:
             self.points.append(p)
@@ -119,6 +122,7 @@ class EraseWall(Tool):
     """Click a wall to take it away."""
 
     name = "erase"
+    pointer = Qt.CursorShape.PointingHandCursor
 
     def __init__(self, state: Callable[[], Encounter], run: Run) -> None:
         self.state, self.run = state, run
@@ -134,6 +138,7 @@ class MoveWall(Tool):
     """Drag a wall to a new place, snapped to whole metres."""
 
     name = "move"
+    pointer = Qt.CursorShape.SizeAllCursor
 
     def __init__(self, state: Callable[[], Encounter], run: Run) -> None:
         self.state, self.run = state, run
@@ -196,9 +201,6 @@ class FogArea(Tool):
         self.points: list[Point] = []
 
     def press(self, at: QPointF, button: Qt.MouseButton) -> None:
-        if button == Qt.MouseButton.RightButton:
-            self.finish()
-            return
         self.start = self.cursor = corner(at)
 
     def move(self, at: QPointF) -> None:

@@ -53,6 +53,8 @@ class MapView(QGraphicsView):
     """A roster entry (id) was dropped on the cell (x, y)."""
     area_menu = Signal(int, int, QPoint)
     """A template left on the map was right-clicked at cell (x, y), at this screen point."""
+    tool_left = Signal()
+    """The GM put the map tool down (Esc or right-click): the window unticks it."""
 
     def __init__(self, scene: MapScene, referee: Referee | None,
                  parent: QWidget | None = None) -> None:
@@ -73,8 +75,7 @@ class MapView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._pan_from: QPoint | None = None
-        #: A building tool (wall, erase …) takes the clicks while set.
-        self.tool: Tool | None = None
+        self._tool: Tool | None = None
         self.setAcceptDrops(True)
         self._space = False
         self.show_all_reach = False
@@ -95,6 +96,23 @@ class MapView(QGraphicsView):
                 and self.tool.name in ("template", "aim"):
             return True
         return super().viewportEvent(event)
+
+    @property
+    def tool(self) -> Tool | None:
+        """A map tool (wall, template, an armed area …) takes the clicks while set."""
+        return self._tool
+
+    @tool.setter
+    def tool(self, tool: Tool | None) -> None:
+        self._tool = tool
+        self._rest_cursor()
+
+    def _rest_cursor(self) -> None:
+        """The tool's cursor while one is on (the map says a tool is active), else the arrow."""
+        if self._tool is not None:
+            self.viewport().setCursor(self._tool.pointer)
+        else:
+            self.viewport().unsetCursor()
 
     @property
     def area_preview(self) -> TemplatePreview:
@@ -209,8 +227,15 @@ class MapView(QGraphicsView):
                 self.area_menu.emit(cell[0], cell[1], event.globalPosition().toPoint())
                 event.accept()
                 return
-        if self.tool is not None and button in (Qt.MouseButton.LeftButton,
-                                                Qt.MouseButton.RightButton):
+        if self.tool is not None and button == Qt.MouseButton.RightButton:
+            # Right-click puts the tool down, keeping what is drawn so far.
+            tool = self.tool
+            tool.leave()
+            if self.tool is tool:
+                self.tool_left.emit()
+            event.accept()
+            return
+        if self.tool is not None and button == Qt.MouseButton.LeftButton:
             self.tool.press(self.mapToScene(event.position().toPoint()), button)
             event.accept()
             return
@@ -289,7 +314,7 @@ class MapView(QGraphicsView):
         if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
                                                              Qt.MouseButton.LeftButton):
             self._pan_from = None
-            self.viewport().unsetCursor()
+            self._rest_cursor()
             event.accept()
             return
         if event.button() == Qt.MouseButton.LeftButton and self.controller is not None \
@@ -327,7 +352,10 @@ class MapView(QGraphicsView):
         elif self.tool is not None and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.tool.finish()
         elif self.tool is not None and key == Qt.Key.Key_Escape:
-            self.tool.cancel()
+            tool = self.tool
+            tool.cancel()
+            if self.tool is tool:  # a building tool: Esc puts it down too
+                self.tool_left.emit()
         elif key == Qt.Key.Key_Escape and dragging:
             assert self.controller is not None
             self.controller.cancel()
@@ -348,7 +376,7 @@ class MapView(QGraphicsView):
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = False
-            self.viewport().unsetCursor()
+            self._rest_cursor()
         super().keyReleaseEvent(event)
 
     # --- roster drops ---------------------------------------------------------------------
