@@ -201,6 +201,7 @@ class MainWindow(WindowMenus):
     def refresh(self) -> None:
         """Redraw the map, the panels, the player view and the menus' ticks from the state."""
         state, ruleset = self.session.referee.state, self.session.referee.ruleset
+        self.scene.images = self.session.image_folder  # moves when an untitled one is saved
         self.scene.sync(state)
         self.show_image_problems()
         if self.actor is not None and self.actor not in state.tokens:

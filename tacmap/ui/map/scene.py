@@ -292,8 +292,10 @@ class MapScene(QGraphicsScene):
         self.image_item.setPixmap(self.picture(m.image, MAP_PIXELS, map_label(m.image)))
         self.image_item.setPos(m.image_offset[0] * CELL, m.image_offset[1] * CELL)
         self.image_item.setScale(m.image_scale * CELL)
-        # The view caches its background, image and grid together: paint it afresh.
-        self.invalidate(QRectF(), QGraphicsScene.SceneLayer.BackgroundLayer)
+        # Each view caches its background, image and grid together: paint it afresh.
+        for view in self.views():
+            view.resetCachedContent()
+        self.update()
 
     def set_overview(self, on: bool) -> None:
         """Marks instead of token items (zoomed far out), or back."""
