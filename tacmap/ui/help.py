@@ -49,6 +49,9 @@ MAP_GESTURES: tuple[tuple[str, str], ...] = (
     ("Cancel the drag", "Esc"),
     ("GM free move: no cost, no rules, logged as an override", "Hold Shift when you release"),
     ("Act on a token (attack …)", "Right-click it"),
+    ("Finish a wall, obstacle or polygon (tool stays on)", "Enter, or double-click"),
+    ("Put a map tool down (Tools bar, Build menu)", "Esc (drops what is half drawn), "
+     "or right-click (keeps it)"),
     ("See a token's reach", "Hover over it"),
     ("Zoom around the cursor", "Mouse wheel"),
     ("Pan", "Middle-drag, or hold Space and drag"),
