@@ -229,6 +229,6 @@ def test_a_portrait_is_chosen_copied_and_drawn(window: MainWindow, tmp_path: Pat
     assert form.image.text() == "ana.svg"
     assert form.try_accept()
     assert window.session.referee.state.tokens["ana"].image == "ana.svg"
-    assert (window.session.image_folder / "ana.svg").is_file()  # type: ignore[operator]
+    assert (window.session.image_folder / "ana.svg").is_file()
     item = window.scene.items_by_id["ana"]
     assert item.pixmap is not None and not item.pixmap.isNull()

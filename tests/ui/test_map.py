@@ -158,7 +158,7 @@ def test_a_map_image_is_loaded_and_aligned_through_the_referee(window: MainWindo
     image.fill(QColor("#336699"))
     assert image.save(str(source))
     window.use_image(source)
-    assert (window.session.image_folder / "cave.png").is_file()  # type: ignore[operator]
+    assert (window.session.image_folder / "cave.png").is_file()
     item = window.scene.image_item
     assert not item.pixmap().isNull() and item.pixmap().width() == 200
     window.run(SetMapImage("cave.png", (2.0, 1.0), 0.05))

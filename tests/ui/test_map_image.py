@@ -116,3 +116,20 @@ def test_hiding_the_grid_leaves_the_image(untitled: MainWindow, picture: Path) -
     grid.trigger()
     assert not grid_drawn_over_image(window.view)
     assert colour_at(window.view, seen(window.view), 3.0, 2.5) == PAINT
+
+
+def test_a_crash_keeps_an_untitled_encounters_image(untitled: MainWindow, picture: Path,
+                                                    registry: Registry) -> None:
+    from tacmap.ui.session import restore_untitled, untitled_autosaves
+
+    window = untitled
+    window.use_image(picture)
+    window.session.autosave_now()  # what the timer writes a moment after the command
+    [auto] = untitled_autosaves()
+    restored = restore_untitled(registry, auto)
+    assert restored.referee.state.map.image == "cave.png"
+    assert (restored.image_folder / "cave.png").is_file()
+    window.bind(restored)
+    window.view.set_zoom(1.0)
+    window.view.centerOn(QPointF(6 * CELL, 4 * CELL))
+    assert colour_at(window.view, seen(window.view), 3.5, 2.5) == PAINT
