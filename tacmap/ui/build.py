@@ -53,7 +53,7 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.token_form import TokenForm
 
-IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
+IMAGES = "Images (*.png *.jpg *.jpeg *.webp)"
 TOOL_HINTS = {
     "wall": "Click grid corners to lay a wall; Enter, double-click or right-click ends it.",
     "obstacle": "Click the corners of an obstacle; Enter, double-click or right-click closes it.",
@@ -239,7 +239,7 @@ class Builder:
         return form
 
     def choose_portrait(self) -> str | None:
-        """Pick a PNG, JPEG or SVG and copy it into the encounter's image folder."""
+        """Pick a PNG, JPEG or WebP and copy it into the encounter's image folder."""
         if self.host.session.image_folder is None:
             self.host.error("Save the encounter first: its images are kept beside its file.")
             return None

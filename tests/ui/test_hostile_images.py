@@ -417,3 +417,16 @@ def test_a_platform_the_user_chose_is_kept(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("DISPLAY", ":5")
     offscreen_without_screen()
     assert os.environ["QT_QPA_PLATFORM"] == ""
+
+
+def test_the_window_names_an_svg_map_image_in_the_status_bar(window: object) -> None:
+    from tacmap.engine.commands import SetMapImage
+    from tacmap.ui.window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    bomb = "data:image/svg+xml;base64," + base64.b64encode(svg_bomb()).decode()
+    window.run(SetMapImage(bomb, (0.0, 0.0), 0.1))
+    assert window.scene.image_item.pixmap().isNull()
+    assert window.statusBar().currentMessage() == (
+        "The map image is an SVG drawing; a map or a portrait must be PNG, JPEG or WebP: "
+        "drawn without it")
