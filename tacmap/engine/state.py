@@ -288,7 +288,9 @@ def party_side(state: Encounter) -> str | None:
 def check_image_path(value: str, where: str) -> None:
     """Refuse an image path that is absolute or climbs out of its folder.
 
-    A ``data:`` URI is the image itself, not a path: it is let through.
+    A ``data:`` URI is the image itself, not a path: it is let through. This is
+    the text alone; where the image is read, its real path (links followed) must
+    still be inside the image folder, and it must be a regular file.
     """
     if not value.startswith("data:") and _escapes(value):
         raise InputError(f"{where}: image path {value!r} escapes the encounter's image folder")

@@ -128,5 +128,5 @@ class Dialogs:
     def portrait(self) -> Path | None:
         """A picture for a combatant's token."""
         name, _ = QFileDialog.getOpenFileName(self.parent, "Portrait", "",
-                                              "Images (*.png *.jpg *.jpeg *.svg)")
+                                              "Images (*.png *.jpg *.jpeg *.webp)")
         return Path(name) if name else None

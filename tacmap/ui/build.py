@@ -53,7 +53,7 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.token_form import TokenForm
 
-IMAGES = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
+IMAGES = "Images (*.png *.jpg *.jpeg *.webp)"
 TOOL_HINTS = {
     "wall": "Click grid corners to lay a wall; Enter or double-click ends it and starts another.",
     "obstacle": "Click the corners of an obstacle; Enter or double-click closes it.",
@@ -255,7 +255,7 @@ class Builder:
         return form
 
     def choose_portrait(self) -> str | None:
-        """Pick a PNG, JPEG or SVG and copy it into the encounter's image folder."""
+        """Pick a PNG, JPEG or WebP and copy it into the encounter's image folder."""
         path = self.host.ask_image()
         if path is None:
             return None

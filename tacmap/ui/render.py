@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,11 +15,23 @@ from tacmap.ui.qt import QApplication, QColor, QImage, QPainter, QRectF, Qt
 MAX_EDGE = 4096
 
 
+def offscreen_without_screen() -> None:
+    """Pick Qt's offscreen platform when there is no display and the user chose none.
+
+    Without it, Qt on Linux with no DISPLAY or WAYLAND_DISPLAY aborts the process
+    (exit 134) while looking for a screen that ``render`` and ``bench`` never use.
+    """
+    if (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+
 def app() -> QApplication:
-    """The running QApplication, made if needed (offscreen works without a screen)."""
+    """The running QApplication, made if needed (offscreen when there is no screen)."""
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
         return existing
+    offscreen_without_screen()
     return QApplication([])
 
 

@@ -217,18 +217,19 @@ def test_an_unreadable_roster_is_one_sentence(window: MainWindow, tacmap_home: P
 
 
 def test_a_portrait_is_chosen_copied_and_drawn(window: MainWindow, tmp_path: Path) -> None:
-    svg = tmp_path / "elsewhere" / "ana.svg"
-    svg.parent.mkdir()
-    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">'
-                   '<circle cx="32" cy="32" r="30" fill="#c04000"/></svg>')
-    window.ask_image = lambda: svg
+    png = tmp_path / "elsewhere" / "ana.png"  # (an SVG is refused since issue 23)
+    png.parent.mkdir()
+    picture = QImage(64, 64, QImage.Format.Format_RGB32)
+    picture.fill(QColor("#c04000"))
+    assert picture.save(str(png))
+    window.ask_image = lambda: png
     window.select("ana")
     form = window.edit_combatant()
     assert form is not None
     form._choose()
-    assert form.image.text() == "ana.svg"
+    assert form.image.text() == "ana.png"
     assert form.try_accept()
-    assert window.session.referee.state.tokens["ana"].image == "ana.svg"
-    assert (window.session.image_folder / "ana.svg").is_file()
+    assert window.session.referee.state.tokens["ana"].image == "ana.png"
+    assert (window.session.image_folder / "ana.png").is_file()
     item = window.scene.items_by_id["ana"]
     assert item.pixmap is not None and not item.pixmap.isNull()

@@ -48,3 +48,57 @@ def test_a_hostile_file_check_accepts_renders_on_both_views_within_bounds(
         else:
             assert err.count("\n") == 1 and not out.exists()
     event("rendered (check 0)" if checked == 0 else "refused by both (check 2)")
+
+
+def _portrait(kind: str, w: int, h: int, tag: int) -> bytes:
+    """A portrait of ``kind``: a PNG of w×h pixels, a small JPEG, WebP or BMP, or worse."""
+    from tests.ui.test_hostile_images import GIF, huge_png, qt_encoded, svg_bomb, tagged
+
+    if kind == "png":
+        return tagged(huge_png(w, h), tag)
+    if kind == "png, truncated":
+        return tagged(huge_png(w, h), tag)[:60]
+    if kind in ("JPEG", "WEBP", "BMP"):
+        return qt_encoded(kind, 120, 90)  # (a BMP much larger passes no text limit)
+    if kind == "svg":
+        return svg_bomb(6, 6)
+    return GIF
+
+
+#: Sides at and just past the 1-megapixel portrait limit, and far past it.
+SIDES = st.sampled_from([(1, 1), (128, 128), (129, 127), (1000, 1000), (1000, 1001),
+                         (1, 1_000_000), (1, 1_000_001), (8000, 8000)])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(portraits=st.lists(st.tuples(
+    st.sampled_from(["png", "png, truncated", "JPEG", "WEBP", "BMP", "svg", "gif"]), SIDES),
+    min_size=1, max_size=4))
+def test_portraits_at_and_past_their_limits_render_within_bounds(
+        capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory,
+        qapp: Any, portraits: list[tuple[str, tuple[int, int]]]) -> None:
+    """Issue 23: whatever a portrait is, ``render`` draws the map, names each one it
+    leaves out in one line, and stays within 10 s and 1 GB."""
+    from tests.ui.test_hostile_images import _encounter, uri
+
+    folder = tmp_path_factory.mktemp("portraits")
+    path = _encounter(folder, [uri(_portrait(kind, w, h, i))
+                               for i, (kind, (w, h)) in enumerate(portraits)])
+    base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    code = main(["render", str(path), str(folder / "out.png")])
+    took = time.perf_counter() - start
+    _, err = capsys.readouterr()
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_kb
+    assert code == 0, err
+    assert took < 10, f"render took {took:.1f} s"
+    assert grown_kb < GIB_KB, f"render grew the process by {grown_kb // 1024} MB"
+    told = err.splitlines()
+    assert all(line.startswith("tacmap: ") and "the portrait of P" in line
+               and line.endswith("drawn without it") for line in told), err
+    refused = {kind for kind, (w, h) in portraits
+               if kind in ("BMP", "svg", "gif", "png, truncated")
+               or (kind == "png" and w * h > 1_000_000)}
+    assert len(told) <= len(portraits) and bool(told) == bool(refused)
+    event(f"{len(told)} of {len(portraits)} portraits left out")

@@ -10,7 +10,7 @@ import shapely
 from tacmap.engine import grid, vision
 from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.ui.images import MAP_PIXELS, PORTRAIT_PIXELS, ImageCache, describe
+from tacmap.ui.images import MAP_PIXELS, PORTRAIT_EDGE, PORTRAIT_PIXELS, ImageCache, describe
 from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem
 from tacmap.ui.map.layers import DragOverlay, FogItem, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
@@ -261,7 +261,7 @@ class MapScene(QGraphicsScene):
         self._faded = hit
 
     def picture(self, name: str | None, max_pixels: int = MAP_PIXELS,
-                what: str | None = None) -> QPixmap:
+                what: str | None = None, edge: int | None = None) -> QPixmap:
         """An image the encounter names: a file in its image folder or a ``data:`` URI.
 
         Each distinct image is decoded once, and only within ``max_pixels``. One
@@ -269,7 +269,7 @@ class MapScene(QGraphicsScene):
         ``problems`` (a sentence the window shows) and comes back empty; nothing
         else is drawn in its place.
         """
-        pix = self.images_cache.get(name, self.images, max_pixels, what)
+        pix = self.images_cache.get(name, self.images, max_pixels, what, edge)
         if name and pix.isNull() and (self.images is not None or name.startswith("data:")):
             self.missing.add(describe(name))
         return pix
@@ -280,7 +280,8 @@ class MapScene(QGraphicsScene):
         return self.images_cache.messages()
 
     def _portrait(self, look: TokenLook) -> QPixmap | None:
-        pix = self.picture(look.image, PORTRAIT_PIXELS, f"the portrait of {look.name}")
+        pix = self.picture(look.image, PORTRAIT_PIXELS, f"the portrait of {look.name}",
+                           PORTRAIT_EDGE)
         return None if pix.isNull() else pix
 
     def _sync_image(self, state: Encounter) -> None:
