@@ -16,8 +16,11 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.referee import Change, Entry, Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter
+from tacmap.ui.qt import QLockFile
 
 RECENT_MAX = 10
+#: How long opening waits for another window's lock before calling the file taken (ms).
+LOCK_WAIT_MS = 100
 
 
 def home() -> Path:
@@ -45,6 +48,12 @@ class Session:
         #: ``defer(write)`` schedules the autosave (the window coalesces bursts of
         #: commands into one write); None writes at once.
         self.defer: Callable[[Callable[[], None]], None] | None = None
+        #: This window's claim on ``path`` (None: no file, or the lock could not be made).
+        self.lock: QLockFile | None = None
+        #: The file another window has open, when this session is a copy of it.
+        self.copy_of: Path | None = None
+        #: A sentence for the GM about how the file was opened (shown once, then cleared).
+        self.notice = ""
 
     @classmethod
     def open(cls, registry: Registry, path: Path, as_copy: bool = False) -> Session:
@@ -56,7 +65,16 @@ class Session:
         loaded = storage.load(path, registry)
         if as_copy:
             return cls(registry, loaded.state, loaded.log, None, loaded.images)
+        lock, holder = claim(path)
+        if holder:
+            # Another window has it: sharing its autosave and its file would lose work.
+            copy = cls(registry, loaded.state, loaded.log, None, loaded.images)
+            copy.copy_of = path
+            copy.notice = (f"{path.name} is open in another tacmap window ({holder}), so it "
+                           "opened here as an unsaved copy; saving it asks for a new name")
+            return copy
         session = cls(registry, loaded.state, loaded.log, path, loaded.images)
+        session.lock = lock
         remember(path)
         return session
 
@@ -69,7 +87,8 @@ class Session:
     def title(self) -> str:
         """Window title: encounter name, file, a star when unsaved."""
         name = self.referee.state.name
-        where = self.path.name if self.path else "unsaved"
+        where = (self.path.name if self.path else
+                 f"unsaved copy of {self.copy_of.name}" if self.copy_of else "unsaved")
         return f"{'*' if self.dirty else ''}{name} — {where} — tacmap"
 
     @property
@@ -82,8 +101,18 @@ class Session:
         target = path or self.path
         if target is None:
             raise InputError("choose where to save this encounter first")
+        lock = self.lock
+        if self.path is None or target.resolve() != self.path.resolve():
+            lock, holder = claim(target)
+            if holder:
+                raise InputError(f"{target.name} is open in another tacmap window ({holder}); "
+                                 "save under another name, or close it there first")
         storage.save(target, self.referee.state, self.referee.log, self.images)
         self.discard_autosave()
+        if lock is not self.lock:
+            self.release()
+            self.lock = lock
+        self.copy_of = None
         self.path = target
         self.saved_version = self.referee.version
         remember(target)
@@ -98,7 +127,10 @@ class Session:
             return self.autosave_file
         key = str(self.path.resolve()) if self.path else f"untitled-{self.untitled_key}"
         digest = hashlib.sha1(key.encode()).hexdigest()[:12]
-        return home() / "autosave" / f"{digest}.tacmap"
+        # An untitled autosave says so in its name: a crash between writing it and its
+        # .src file must not hide it from the restore offer.
+        return home() / "autosave" / (f"{digest}.tacmap" if self.path else
+                                      f"untitled-{digest}.tacmap")
 
     def _changed(self, change: Change, entry: Entry | None) -> None:
         if self.defer is not None:
@@ -114,7 +146,10 @@ class Session:
         try:
             folder = self.autosave_path.parent
             folder.mkdir(parents=True, exist_ok=True)
-            storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images)
+            # No backup of an autosave: the encounter's own file is the one to fall back
+            # on, and a backup would need three times the file's size free.
+            storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images,
+                         backup=False)
             (folder / (self.autosave_path.name + ".src")).write_text(
                 str(self.path.resolve()) if self.path else "", encoding="utf-8")
         except OSError as err:
@@ -127,6 +162,12 @@ class Session:
         auto = self.autosave_path
         for p in (auto, auto.with_name(auto.name + ".bak"), auto.with_name(auto.name + ".src")):
             p.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        """Let go of the file: another window may open it for real now."""
+        if self.lock is not None:
+            self.lock.unlock()
+            self.lock = None
 
     def newer_autosave(self) -> Path | None:
         """An autosave left by a crash that is newer than this encounter's file."""
@@ -149,8 +190,8 @@ class Session:
 def untitled_autosaves() -> list[Path]:
     """Autosaves of encounters that never had a file, newest first (left by a crash)."""
     folder = home() / "autosave"
-    found = []
-    for src in folder.glob("*.tacmap.src"):
+    found = {p for p in folder.glob("untitled-*.tacmap") if p.is_file()}
+    for src in folder.glob("*.tacmap.src"):  # named by an older tacmap: told apart by .src
         try:
             if src.read_text(encoding="utf-8").strip():
                 continue
@@ -158,8 +199,26 @@ def untitled_autosaves() -> list[Path]:
             continue
         auto = src.with_name(src.name[: -len(".src")])
         if auto.is_file():
-            found.append(auto)
+            found.add(auto)
     return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def claim(path: Path) -> tuple[QLockFile | None, str]:
+    """Lock ``path`` for this window: (the lock, "") or (None, who holds it).
+
+    The lock file sits beside the encounter (``.NAME.lock``), so two windows on one
+    file meet whatever their user folders. A lock left by a process that died is
+    Qt's to take over. Where no lock can be made (a read-only folder) the file
+    opens unlocked, as before locks existed.
+    """
+    lock = QLockFile(str(path.parent / f".{path.name}.lock"))
+    lock.setStaleLockTime(0)  # held for as long as the window is open, never aged out
+    if lock.tryLock(LOCK_WAIT_MS):
+        return lock, ""
+    if lock.error() != QLockFile.LockError.LockFailedError:
+        return None, ""
+    pid, host, _app = lock.getLockInfo()
+    return None, (f"process {pid} on {host}" if pid else "another process")
 
 
 def restore_untitled(registry: Registry, auto: Path) -> Session:
