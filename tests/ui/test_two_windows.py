@@ -113,3 +113,22 @@ def test_an_autosave_keeps_no_backup_of_itself(registry: Registry, encounter_fil
     auto = session.autosave_path
     assert auto.is_file() and not auto.with_name(auto.name + ".bak").exists()
     session.release()
+
+
+def test_two_windows_on_one_file_autosave_1000_times_and_lose_nothing(
+        qtbot: object, registry: Registry, encounter_file: Path) -> None:
+    first = open_window(qtbot, registry, encounter_file)
+    second = open_window(qtbot, registry, encounter_file)
+    failures: list[str] = []
+    for win in (first, second):
+        win.session.on_autosave_error = failures.append
+    for n in range(500):
+        for win, token in ((first, "ana"), (second, "bo")):
+            win.session.referee.state.name = f"{token} {n}"  # a change each time
+            win.session.saved_version = -1
+            win.session.autosave_now()
+    assert failures == []
+    assert storage.load(first.session.autosave_path, registry).state.name == "ana 499"
+    assert storage.load(second.session.autosave_path, registry).state.name == "bo 499"
+    first.save()
+    assert storage.load(encounter_file, registry).state.name == "ana 499"
