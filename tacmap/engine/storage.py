@@ -15,6 +15,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,21 +202,25 @@ def dumps(state: Encounter, log: list[Entry], images: str = "images") -> str:
     return encode(state, log, images).decode()
 
 
-def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "images") -> None:
+def save(path: str | Path, state: Encounter, log: list[Entry], images: str = "images",
+         backup: bool = True) -> None:
     """Write atomically: temp file in the same folder, fsync, rename; keep ``FILE.bak``."""
-    write_atomic(path, encode(state, log, images), backup=True)
+    write_atomic(path, encode(state, log, images), backup=backup)
 
 
 def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> None:
     """Write ``text`` (UTF-8) so that ``path`` holds the old file or the new one, never half.
 
     Temp file in the same folder, fsync, rename. With ``backup`` the previous
-    file is kept as ``FILE.bak``.
+    file is kept as ``FILE.bak``. A symbolic link is written through: the file it
+    points to gets the new text and the link stays a link.
     """
-    path = Path(path)
+    path = _through_links(Path(path))
     folder = path.parent if str(path.parent) else Path(".")
     _clean_stale(folder, path.name)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    # The writer's pid in the name tells a save in flight from one a killed process left.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
+    bak_tmp = f"{tmp}.bak"
     try:
         os.chmod(tmp, _mode_for(path))
         with os.fdopen(fd, "wb") as f:
@@ -224,13 +229,13 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
             os.fsync(f.fileno())
         if backup and path.exists():
             # Copy first, then rename, so a crash leaves either the old backup or the new one.
-            bak_tmp = f"{tmp}.bak"
             shutil.copy2(path, bak_tmp)
             os.replace(bak_tmp, path.with_name(path.name + ".bak"))
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        for left in (tmp, bak_tmp):
+            with contextlib.suppress(OSError):
+                os.unlink(left)
         raise
     with contextlib.suppress(OSError):
         dir_fd = os.open(folder, os.O_RDONLY)
@@ -238,6 +243,16 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _through_links(path: Path) -> Path:
+    """The file a save of ``path`` must replace: the target of a symbolic link, else itself."""
+    if not path.is_symlink():
+        return path
+    try:
+        return Path(os.path.realpath(path, strict=False))
+    except (OSError, RuntimeError):  # a loop of links: saving replaces the link, as before
+        return path
 
 
 def _mode_for(path: Path) -> int:
@@ -250,13 +265,48 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
+#: A temp file with no live writer's pid in its name is left alone this long.
+STALE_SECONDS = 600.0
+
+
 def _clean_stale(folder: Path, name: str) -> None:
-    """Remove temp files a killed save of ``name`` left behind (``.NAME.*.tmp``)."""
+    """Remove temp files that killed saves of ``name`` left behind (``.NAME.PID.*.tmp``).
+
+    Only stale ones: the pid in the name is no running process, or (a name with no
+    pid, from an older tacmap) the file is older than ``STALE_SECONDS``. Another
+    process's save in flight is never touched.
+    """
+    prefix = f".{name}."
     with contextlib.suppress(OSError):
         for stale in folder.glob(f".{glob.escape(name)}.*.tmp*"):
-            if stale.suffix in (".tmp", ".bak") and stale.is_file():
+            if stale.suffix not in (".tmp", ".bak") or not stale.is_file():
+                continue
+            if _stale(stale, stale.name[len(prefix):].split(".", 1)[0]):
                 with contextlib.suppress(OSError):
                     stale.unlink()
+
+
+def _stale(temp: Path, pid_text: str) -> bool:
+    # On Windows os.kill(pid, 0) would send Ctrl+C, so there only the age tells.
+    if pid_text.isdigit() and os.name != "nt":
+        return not _running(int(pid_text))
+    try:
+        return time.time() - temp.stat().st_mtime > STALE_SECONDS
+    except OSError:
+        return False
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (ours included)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's process, or a pid we cannot ask about: keep its file
+    return True
 
 
 def read_bytes(path: Path, limit: int, what: str) -> bytes:

@@ -51,12 +51,20 @@ class Files:
         self.autosave_timer.setSingleShot(True)
         self.autosave_timer.setInterval(250)
         self.autosave_timer.timeout.connect(lambda: self.host.session.autosave_now())
+        self.session: Session | None = None
 
     def attach(self, session: Session) -> None:
         """Route a newly bound session's autosaves through the timer and its errors here."""
+        if self.session is not None and self.session is not session:
+            self.session.release()  # the file left behind may be opened by another window
+        self.session = session
         session.on_autosave_error = \
             lambda msg: self.host.statusBar().showMessage(msg, 8000)
         session.defer = lambda write: self.autosave_timer.start()
+        if session.notice:
+            self.host.statusBar().showMessage(session.notice, 15000)
+            self.host.tell(session.notice[0].upper() + session.notice[1:] + ".")
+            session.notice = ""
 
     def may_leave(self) -> bool:
         """True when the current encounter may be closed (saved, or the GM said so)."""
@@ -71,6 +79,7 @@ class Files:
         """The window is closing: no autosave is pending or left behind."""
         self.autosave_timer.stop()
         self.host.session.discard_autosave()
+        self.host.session.release()
 
     # --- opening ------------------------------------------------------------------------------
 

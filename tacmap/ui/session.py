@@ -17,8 +17,11 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.referee import Change, Entry, Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter
+from tacmap.ui.qt import QLockFile
 
 RECENT_MAX = 10
+#: How long opening waits for another window's lock before calling the file taken (ms).
+LOCK_WAIT_MS = 100
 
 
 def home() -> Path:
@@ -46,6 +49,12 @@ class Session:
         #: ``defer(write)`` schedules the autosave (the window coalesces bursts of
         #: commands into one write); None writes at once.
         self.defer: Callable[[Callable[[], None]], None] | None = None
+        #: This window's claim on ``path`` (None: no file, or the lock could not be made).
+        self.lock: QLockFile | None = None
+        #: The file another window has open, when this session is a copy of it.
+        self.copy_of: Path | None = None
+        #: A sentence for the GM about how the file was opened (shown once, then cleared).
+        self.notice = ""
 
     @classmethod
     def open(cls, registry: Registry, path: Path, as_copy: bool = False) -> Session:
@@ -56,10 +65,31 @@ class Session:
         """
         loaded = storage.load(path, registry)
         if as_copy:
-            return cls(registry, loaded.state, loaded.log, None, loaded.images)
+            return cls.copied(registry, loaded, path)
+        lock, holder = claim(path)
+        if holder:
+            # Another window has it: sharing its autosave and its file would lose work.
+            copy = cls.copied(registry, loaded, path)
+            copy.copy_of = path
+            copy.notice = (f"{path.name} is open in another tacmap window ({holder}), so it "
+                           "opened here as an unsaved copy; saving it asks for a new name")
+            return copy
         session = cls(registry, loaded.state, loaded.log, path, loaded.images)
+        session.lock = lock
         remember(path)
         return session
+
+    @classmethod
+    def copied(cls, registry: Registry, loaded: storage.Loaded, path: Path) -> Session:
+        """An untitled session on what ``path`` holds, its images copied to its own folder."""
+        copy = cls(registry, loaded.state, loaded.log, None, loaded.images)
+        source = path.parent / loaded.images
+        for name in copy.named_images():
+            if (source / name).is_file():
+                target = copy.image_folder / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / name, target)
+        return copy
 
     @property
     def dirty(self) -> bool:
@@ -70,7 +100,8 @@ class Session:
     def title(self) -> str:
         """Window title: encounter name, file, a star when unsaved."""
         name = self.referee.state.name
-        where = self.path.name if self.path else "unsaved"
+        where = (self.path.name if self.path else
+                 f"unsaved copy of {self.copy_of.name}" if self.copy_of else "unsaved")
         return f"{'*' if self.dirty else ''}{name} — {where} — tacmap"
 
     @property
@@ -114,11 +145,26 @@ class Session:
         target = path or self.path
         if target is None:
             raise InputError("choose where to save this encounter first")
-        self._bring_images(target.parent / self.images)
-        storage.save(target, self.referee.state, self.referee.log, self.images)
+        lock = self.lock
+        if self.path is None or target.resolve() != self.path.resolve():
+            lock, holder = claim(target)
+            if holder:
+                raise InputError(f"{target.name} is open in another tacmap window ({holder}); "
+                                 "save under another name, or close it there first")
+        try:
+            self._bring_images(target.parent / self.images)
+            storage.save(target, self.referee.state, self.referee.log, self.images)
+        except BaseException:
+            if lock is not None and lock is not self.lock:
+                lock.unlock()
+            raise
         self.discard_autosave()
         if self.path is None:  # the images now live beside the file
             shutil.rmtree(self.image_folder, ignore_errors=True)
+        if lock is not self.lock:
+            self.release()
+            self.lock = lock
+        self.copy_of = None
         self.path = target
         self.saved_version = self.referee.version
         remember(target)
@@ -133,7 +179,10 @@ class Session:
             return self.autosave_file
         key = str(self.path.resolve()) if self.path else f"untitled-{self.untitled_key}"
         digest = hashlib.sha1(key.encode()).hexdigest()[:12]
-        return home() / "autosave" / f"{digest}.tacmap"
+        # An untitled autosave says so in its name: a crash between writing it and its
+        # .src file must not hide it from the restore offer.
+        return home() / "autosave" / (f"{digest}.tacmap" if self.path else
+                                      f"untitled-{digest}.tacmap")
 
     def _changed(self, change: Change, entry: Entry | None) -> None:
         if self.defer is not None:
@@ -149,7 +198,10 @@ class Session:
         try:
             folder = self.autosave_path.parent
             folder.mkdir(parents=True, exist_ok=True)
-            storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images)
+            # No backup of an autosave: the encounter's own file is the one to fall back
+            # on, and a backup would need three times the file's size free.
+            storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images,
+                         backup=False)
             (folder / (self.autosave_path.name + ".src")).write_text(
                 str(self.path.resolve()) if self.path else "", encoding="utf-8")
         except OSError as err:
@@ -162,6 +214,12 @@ class Session:
         auto = self.autosave_path
         for p in (auto, auto.with_name(auto.name + ".bak"), auto.with_name(auto.name + ".src")):
             p.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        """Let go of the file: another window may open it for real now."""
+        if self.lock is not None:
+            self.lock.unlock()
+            self.lock = None
 
     def newer_autosave(self) -> Path | None:
         """An autosave left by a crash that is newer than this encounter's file."""
@@ -184,8 +242,8 @@ class Session:
 def untitled_autosaves() -> list[Path]:
     """Autosaves of encounters that never had a file, newest first (left by a crash)."""
     folder = home() / "autosave"
-    found = []
-    for src in folder.glob("*.tacmap.src"):
+    found = {p for p in folder.glob("untitled-*.tacmap") if p.is_file()}
+    for src in folder.glob("*.tacmap.src"):  # named by an older tacmap: told apart by .src
         try:
             if src.read_text(encoding="utf-8").strip():
                 continue
@@ -193,8 +251,26 @@ def untitled_autosaves() -> list[Path]:
             continue
         auto = src.with_name(src.name[: -len(".src")])
         if auto.is_file():
-            found.append(auto)
+            found.add(auto)
     return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def claim(path: Path) -> tuple[QLockFile | None, str]:
+    """Lock ``path`` for this window: (the lock, "") or (None, who holds it).
+
+    The lock file sits beside the encounter (``.NAME.lock``), so two windows on one
+    file meet whatever their user folders. A lock left by a process that died is
+    Qt's to take over. Where no lock can be made (a read-only folder) the file
+    opens unlocked, as before locks existed.
+    """
+    lock = QLockFile(str(path.parent / f".{path.name}.lock"))
+    lock.setStaleLockTime(0)  # held for as long as the window is open, never aged out
+    if lock.tryLock(LOCK_WAIT_MS):
+        return lock, ""
+    if lock.error() != QLockFile.LockError.LockFailedError:
+        return None, ""
+    pid, host, _app = lock.getLockInfo()
+    return None, (f"process {pid} on {host}" if pid else "another process")
 
 
 def restore_untitled(registry: Registry, auto: Path) -> Session:

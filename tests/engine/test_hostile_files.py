@@ -285,16 +285,45 @@ def test_saving_keeps_the_file_mode(tmp_path: Path) -> None:
 
 def test_the_next_save_removes_temp_files_a_killed_save_left(tmp_path: Path) -> None:
     path = tmp_path / "f.tacmap"
-    stale = [tmp_path / ".f.tacmap.k1l2.tmp", tmp_path / ".f.tacmap.x9.tmp.bak"]
+    # Left by an older tacmap (no pid in the name, an hour old), and by a dead process.
+    old = [tmp_path / ".f.tacmap.k1l2.tmp", tmp_path / ".f.tacmap.x9.tmp.bak"]
+    stale = [*old, tmp_path / f".f.tacmap.{dead_pid()}.a1b2.tmp"]
     other = [tmp_path / ".g.tacmap.k1l2.tmp", tmp_path / "f.tacmap.tmp", tmp_path / "notes.tmp"]
     for p in (*stale, *other):
         p.write_text("half", encoding="utf-8")
+    an_hour_ago = time.time() - 3600
+    for p in old:
+        os.utime(p, (an_hour_ago, an_hour_ago))
     storage.save(path, skirmish_state(), [])
     storage.save(path, skirmish_state(), [])
     assert not any(p.exists() for p in stale)
     assert all(p.exists() for p in other)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["f.tacmap", "f.tacmap.bak", *(p.name for p in other)])
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_save_leaves_another_process_s_save_in_flight_alone(tmp_path: Path) -> None:
+    path = tmp_path / "f.tacmap"
+    fresh_old_style = tmp_path / ".f.tacmap.q7r8.tmp"  # no pid, but written a moment ago
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        in_flight = tmp_path / f".f.tacmap.{alive.pid}.z0z0.tmp"
+        for p in (fresh_old_style, in_flight):
+            p.write_text("half", encoding="utf-8")
+        storage.save(path, skirmish_state(), [])
+        assert in_flight.exists() and fresh_old_style.exists()
+    finally:
+        alive.kill()
+        alive.wait()
+    storage.save(path, skirmish_state(), [])
+    assert not in_flight.exists()
 
 
 def test_a_refused_huge_command_is_not_echoed_whole(

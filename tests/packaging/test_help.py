@@ -221,7 +221,7 @@ def test_about_lists_each_builtin_ruleset_with_its_version(registry: Registry) -
     assert "skirmish" not in builtin
 
 
-def test_about_dialog_shows_the_page_and_the_icon(registry: Registry) -> None:
+def test_about_dialog_shows_the_page_and_the_icon(registry: Registry, qapp: object) -> None:
     dialog = tm_help.about_dialog(None, registry)
     text = _text(dialog)
     assert f"tacmap {__version__}" in text and PySide6.__version__ in text

@@ -127,6 +127,7 @@ def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: 
     assert auto.is_file()
     from tacmap.ui.session import Session
 
+    window.session.release()  # as if the window had died: its lock no longer counts
     again = Session.open(registry, encounter_file)
     assert again.newer_autosave() == auto
     again.restore_autosave()
