@@ -87,13 +87,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--out", default=None, metavar="OUT", help="save the result to OUT")
     play.add_argument("--json", action="store_true", help="print events as JSON lines")
 
+    roll = sub.add_parser(
+        "roll", help="roll dice by notation, with the odds",
+        description="Roll dice written as GMs write them, and show the odds first.",
+        epilog='examples: tacmap roll "2d6+3" --target 10   tacmap roll "4d6kh3"   '
+               'tacmap roll "d20 adv" --seed 7')
+    roll.add_argument("notation", metavar="ROLL",
+                      help="dice: 2d6+3, 4d6kh3 (keep the highest 3), 4d6kl1, d20 adv, "
+                           "d20 dis, 3d8-1, d%% (at most 100 dice of at most 1,000 sides)")
+    roll.add_argument("--target", type=int, default=None, metavar="N",
+                      help="also give the chance to reach N or more, and whether the roll did")
+    roll.add_argument("--seed", type=int, default=None, metavar="N",
+                      help="roll from this seed (the same seed gives the same faces)")
+
     bench = sub.add_parser("bench", help="run the performance benchmarks")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     return p
 
 
-COMMANDS = ("rulesets", "open", "render", "new", "check", "measure", "play", "bench")
+COMMANDS = ("rulesets", "open", "render", "new", "check", "measure", "play", "roll", "bench")
 
 
 def _with_open(argv: list[str]) -> list[str]:
@@ -129,6 +142,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tacmap: internal error ({type(err).__name__}: {err}); "
               "set TACMAP_DEBUG=1 for details", file=sys.stderr)
         return 1
+
+
+def _roll(args: argparse.Namespace) -> int:
+    from tacmap.engine.dice import SeededDice, fresh_seed
+    from tacmap.engine.free_roll import chart_lines, odds_lines, roll_text
+    from tacmap.engine.notation import parse
+
+    notation = parse(args.notation)
+    if args.seed is not None and not 0 <= args.seed < records.LIMIT:
+        raise UsageError(f"--seed must be a whole number from 0 to {records.LIMIT - 1:,}")
+    chances = notation.distribution()
+    for line in [*odds_lines(notation, chances, args.target),
+                 *(chart_lines(chances) if chances else [])]:
+        print(line)
+    seed = fresh_seed() if args.seed is None else args.seed
+    print(roll_text(notation, SeededDice(seed), args.target)[1])
+    return 0
 
 
 #: Longest message printed to stderr, in characters: a refused command a megabyte long
@@ -191,6 +221,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return 0
     if args.command == "play":
         return _play(registry, args)
+    if args.command == "roll":
+        return _roll(args)
     if args.command == "bench":
         from tacmap import bench
         from tacmap.ui import bench as map_bench

@@ -250,6 +250,50 @@ class EditFog(Command, frozen=True, tag="edit_fog"):
     """True reveals the area to the players, False hides it from them."""
 
 
+class RollDice(Command, frozen=True, tag="roll_dice"):
+    """GM: a free roll in dice notation (``2d6+3``, ``4d6kh3``, ``d20 adv``), logged."""
+
+    override = True
+    notation: Text
+    """The roll as typed."""
+    public: bool = True
+    """Shown to the players (the player view, the report); False: the GM's eyes only."""
+
+
+class AdjustHp(Command, frozen=True, tag="adjust_hp"):
+    """GM: deal damage to a token (a negative change) or heal it (a positive one)."""
+
+    override = True
+    token: Text
+    """Token id."""
+    change: Int
+    """Hit points to add; negative for damage."""
+
+
+class MoveGroup(Command, frozen=True, tag="move_group"):
+    """GM: put several tokens on new cells at once, as one free move."""
+
+    override = True
+    moves: tuple[tuple[Text, Cell], ...]
+    """(token id, destination cell) for each token of the group."""
+
+
+class AddTokens(Command, frozen=True, tag="add_tokens"):
+    """GM: put several new tokens on the map at once (a paste)."""
+
+    override = True
+    tokens: tuple[Token, ...]
+    """The new tokens, whole, with ids no token has yet."""
+
+
+class RemoveTokens(Command, frozen=True, tag="remove_tokens"):
+    """GM: take several tokens off the map at once."""
+
+    override = True
+    tokens: tuple[Text, ...]
+    """Token ids."""
+
+
 def describe(cmd: Command) -> str:
     """A command as a short readable line.
 

@@ -626,3 +626,28 @@ def _show(value: Json) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+class GmRolled(Event, frozen=True, tag="gm_rolled"):
+    """The GM rolled dice by notation; the encounter's stream moves on by every die thrown."""
+
+    notation: Text
+    """The roll as read (``2d20kh1+5``)."""
+    rolls: tuple[Roll, ...]
+    """One roll per group of dice, faces as they fell."""
+    total: Int
+    """The result."""
+    shown: Text
+    """The roll written out, dropped dice in brackets (``2d20kh1 [(3) 17] + 5 = 22``)."""
+    public: bool = True
+    """Shown to the players; False: the GM's eyes only."""
+
+    def apply(self, state: Encounter) -> None:
+        state.dice_drawn += sum(len(r.faces) for r in self.rolls)
+
+    def revert(self, state: Encounter) -> None:
+        state.dice_drawn -= sum(len(r.faces) for r in self.rolls)
+
+    def text(self, state: Encounter) -> str:
+        secret = "" if self.public else " (GM only)"
+        return f"GM rolls {self.shown}{secret}"

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from tacmap.engine.commands import (
     Act,
     AddToken,
+    AddTokens,
+    AdjustHp,
     Attack,
     Command,
     EditFog,
@@ -35,11 +37,14 @@ from tacmap.engine.commands import (
     EndTurn,
     FreeMove,
     Move,
+    MoveGroup,
     PlaceTemplate,
     RemoveTemplate,
     RemoveToken,
+    RemoveTokens,
     RenameEncounter,
     Reorder,
+    RollDice,
     SetCondition,
     SetDiagonal,
     SetDoor,
@@ -53,6 +58,8 @@ from tacmap.engine.commands import (
 )
 from tacmap.engine.events import (
     Event,
+    GmRolled,
+    HpChanged,
     Said,
     ScheduleChanged,
     TemplateRemoved,
@@ -147,7 +154,35 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         what = "reveals" if c.reveal else "hides"
         return (f"GM {what} an area from ({min(xs):g}, {min(ys):g}) to "
                 f"({max(xs):g}, {max(ys):g})" if xs else f"GM {what} an area")
-    return _fallback(c, n)
+    return _table_tool(c, n, events) or _fallback(c, n)
+
+
+def _table_tool(c: Command, n: Callable[[str], str], events: Sequence[Event]) -> str:
+    """The GM's table tools (gm.py) as sentences; "" for any other command."""
+    if isinstance(c, RollDice):
+        rolled = next((e for e in events if isinstance(e, GmRolled)), None)
+        secret = "" if c.public else " (GM only)"
+        return f"GM rolls {rolled.shown if rolled else c.notation}{secret}"
+    if isinstance(c, AdjustHp):
+        hp = next((e for e in events if isinstance(e, HpChanged)), None)
+        after = f": {hp.old} → {hp.new} HP" if hp else ""
+        if c.change < 0:
+            return f"GM deals {-c.change} damage to {n(c.token)}{after}"
+        return f"GM heals {n(c.token)} by {c.change}{after}"
+    if isinstance(c, MoveGroup):
+        return f"GM moves {_listed([n(tid) for tid, _ in c.moves])} together"
+    if isinstance(c, AddTokens):
+        return f"GM adds {_listed([t.name for t in c.tokens])}"
+    if isinstance(c, RemoveTokens):
+        return f"GM removes {_listed([n(tid) for tid in c.tokens])}"
+    return ""
+
+
+def _listed(names: list[str]) -> str:
+    """"A", "A and B", "A, B and C"; past five, the first three and how many more."""
+    if len(names) > 5:
+        return f"{', '.join(names[:3])} and {len(names) - 3} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,9 @@ class Distribution:
             return Distribution(self._die + other._die)
         return Distribution(self._die + other)
 
+    def __neg__(self) -> Distribution:
+        return Distribution(-self._die)
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{o}: {p:.4f}" for o, p in self.items()[:8])
         return f"Distribution({shown}{', …' if len(self.items()) > 8 else ''})"
@@ -101,3 +104,20 @@ def successes(count: int, sides: int, at_least: int) -> Distribution:
 def die(sides: int) -> Distribution:
     """One die."""
     return Distribution(icepool.d(sides))
+
+
+@lru_cache(maxsize=256)
+def kept(count: int, sides: int, keep: int, highest: bool = True) -> Distribution:
+    """Sum of the ``keep`` highest (or lowest) of ``count`` dice of ``sides`` faces.
+
+    >>> round(kept(4, 6, 3).mean(), 4)      # 4d6, drop the lowest
+    12.2446
+    >>> round(kept(2, 20, 1, highest=False).at_least(11), 4)   # a d20 at disadvantage
+    0.25
+    """
+    if keep >= count:
+        return dice(count, sides)
+    if count <= 0 or keep <= 0:
+        return _constant(0)
+    one = icepool.d(sides)
+    return Distribution(one.highest(count, keep) if highest else one.lowest(count, keep))

@@ -21,6 +21,7 @@ import msgspec
 from tacmap.engine import records, vision
 from tacmap.engine.commands import (
     AddToken,
+    AddTokens,
     Command,
     EditFog,
     EditToken,
@@ -60,6 +61,7 @@ from tacmap.engine.events import (
     condition_change,
 )
 from tacmap.engine.geometry import wall_problem
+from tacmap.engine.gm import add_tokens, resolve_gm_tool
 from tacmap.engine.records import freeze
 from tacmap.engine.ruleset import Resolution, Ruleset
 from tacmap.engine.state import DIAGONAL_RULES, MAX_TOKENS, Encounter, Token, check_image_path
@@ -219,7 +221,13 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         records.encode(cmd)  # the text a GM types must be text a file can hold
     except UnicodeEncodeError as err:
         raise RuleError(records.unicode_problem(err)) from None
-    if isinstance(cmd, FreeMove):
+    if resolve_gm_tool(ctx, cmd, ruleset):
+        return
+    if isinstance(cmd, AddTokens):
+        add_tokens(ctx, cmd, [_checked_token(state, t, ruleset) for t in cmd.tokens])
+        for token in cmd.tokens:
+            ruleset.joined(ctx, state.tokens[token.id])
+    elif isinstance(cmd, FreeMove):
         token = state.token(cmd.token)
         x, y = cmd.to
         if not (0 <= x <= state.map.width - token.size and 0 <= y <= state.map.height - token.size):
