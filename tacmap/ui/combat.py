@@ -23,7 +23,7 @@ from tacmap.ui.map.area_tools import AimArea
 from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.plain import tip
-from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, Qt, QWidget, Signal
+from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, QRect, Qt, QWidget, Signal
 
 #: Colours of the notes floated over tokens.
 HURT, HEALED, MISSED, REACTED, REFUSED = "#c8312f", "#2e9d4f", "#555555", "#7a3db8", "#8a5a00"
@@ -321,9 +321,24 @@ class Combat:
         card.accepted.connect(
             lambda: self.host.run(chosen(card.detail) if option.choices else command))
         card.setModal(False)
+        area = self.tokens_on_screen(actor, target)
+        if area is not None:
+            card.place_beside(area)
         card.show()
         self.odds_card = card
         return card
+
+    def tokens_on_screen(self, *token_ids: str) -> QRect | None:
+        """The screen rectangle around the tokens' squares (None: none is drawn)."""
+        view, found = self.host.view, self.host.scene.items_by_id
+        rects = [found[t].sceneBoundingRect() for t in token_ids if t in found]
+        if not rects:
+            return None
+        scene_rect = rects[0]
+        for rect in rects[1:]:
+            scene_rect = scene_rect.united(rect)
+        on_view = view.mapFromScene(scene_rect).boundingRect()
+        return QRect(view.viewport().mapToGlobal(on_view.topLeft()), on_view.size())
 
     def close_card(self) -> None:
         """Close the odds card (a card aimed in one encounter must not act on another)."""
