@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tacmap.engine.commands import Attack, Command
-from tacmap.engine.dice import ManualDice
+from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
@@ -18,6 +18,7 @@ from tacmap.engine.options import acting_token, command_for
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Template
 from tacmap.engine.views import ActionOption, Preview
+from tacmap.ui.dice_sheet import DicePlan, trial_of
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import AimArea
 from tacmap.ui.map.look import acting
@@ -80,8 +81,16 @@ class Combat:
 
     def run(self, command: Command) -> bool:
         """Send a command to the referee; a refusal goes to the status bar."""
-        dice = ManualDice(self.host.ask_dice) if self.physical_dice else None
         referee = self.host.session.referee
+        dice: FixedDice | None = None
+        if self.physical_dice:
+            faces = self.physical_faces(command)
+            if faces is None:
+                self.host.statusBar().showMessage(
+                    f"Not sent: {sentence(referee.state, command)} — no dice were typed in",
+                    10000)
+                return False
+            dice = FixedDice(faces)
         try:
             referee.execute(command, dice)
         except RuleError as err:
@@ -90,6 +99,22 @@ class Combat:
             self.host.refresh()  # panels that anticipated the change (a dragged row) go back
             return False
         return True
+
+    def physical_faces(self, command: Command) -> list[int] | None:
+        """The faces of every die ``command`` rolls, typed in by the GM (None: cancelled).
+
+        Nothing is asked when the command rolls nothing or the rules refuse it
+        anyway (the refusal then says why).
+        """
+        referee = self.host.session.referee
+        plan = DicePlan(sentence(referee.state, command), trial_of(referee, command))
+        try:
+            needs, done = plan.needs([])
+        except RuleError:
+            return []
+        if done and not needs:
+            return []
+        return self.host.ask_dice(plan)
 
     def executed(self, entry: Entry) -> None:
         """A command went through (from any gesture): show what happened where it happened.
