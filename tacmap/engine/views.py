@@ -197,6 +197,9 @@ class ActionOption:
     area: AreaSpec | None = None
     """The template the action is aimed with, for ``target`` ``"area"`` (a Fireball's
     blast): the GM places it on the map, and the Act carries it."""
+    at: str = ""
+    """The token the action is already aimed at (a declared attack's target), for
+    ``target`` ``"token"``: the app aims there without asking for a click ("": ask)."""
 
 
 @dataclass(frozen=True)

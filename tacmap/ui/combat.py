@@ -173,8 +173,13 @@ class Combat:
             return []
         return [o for o in ruleset.actions_for(state, actor) if o.target == "token"]
 
-    def arm(self, actor: str, option: ActionOption) -> None:
-        """The Actions panel's button for an aimed action: the next token clicked is its target."""
+    def arm(self, actor: str, option: ActionOption, at: str = "") -> None:
+        """The Actions panel's button for an aimed action: the next token clicked is its target.
+
+        When the target is known already (``at``: the token a menu was opened on,
+        or the option's own ``at``, a declared attack's target) the odds card
+        opens on it at once instead.
+        """
         state = self.host.session.referee.state
         if actor not in state.tokens:
             return
@@ -187,6 +192,11 @@ class Combat:
         if option.target == "area" and option.area is not None:
             self.armed = None
             self.aim_area(actor, option)
+            return
+        target = at or option.at
+        if option.target == "token" and target != actor and target in state.tokens:
+            self.armed = None
+            self.aim(actor, target, option)
             return
         self.armed = (actor, option)
         self.host.statusBar().showMessage(
