@@ -155,8 +155,9 @@ class OddsCard(QDialog):
             widget.setFixedWidth(CARD_WIDTH - 24)
         self.plot: pg.PlotWidget | None = None
         self.spread_plot: pg.PlotWidget | None = None
-        self.plot_layout = QVBoxLayout()
-        layout.addLayout(self.plot_layout)
+        #: The plots and their key, straight in the card's layout above the buttons (a
+        #: nested layout let Qt under-count their height and draw them over the buttons).
+        self.drawn: list[QWidget] = []
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         confirm = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -201,11 +202,11 @@ class OddsCard(QDialog):
         self.reactions.setText("<br>".join(reaction_line(r, self.target) for r in said))
         self.reactions.setVisible(bool(said))
         # Drawn afresh for each preview: a changed choice changes every number.
-        while self.plot_layout.count():
-            item = self.plot_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        for widget in self.drawn:
+            self.layout().removeWidget(widget)
+            widget.hide()
+            widget.deleteLater()
+        self.drawn = []
         self.plot = self.spread_plot = None
         if odds is not None and odds.damage and preview.legal:
             plot = pg.PlotWidget(background="#fbf8ef")
@@ -220,7 +221,7 @@ class OddsCard(QDialog):
             plot.setYRange(0, max(ys), padding=0.08)
             plot.setLabel("bottom", "damage")
             plot.setLabel("left", "%")
-            self.plot_layout.addWidget(plot)
+            self._draw(plot)
             self.plot = plot
         if odds is not None and odds.spreads and preview.legal:
             keys = "&nbsp;&nbsp;".join(
@@ -229,23 +230,42 @@ class OddsCard(QDialog):
             key_label = QLabel(keys)
             key_label.setTextFormat(Qt.TextFormat.RichText)
             key_label.setWordWrap(True)
-            self.plot_layout.addWidget(key_label)
+            self._draw(key_label)
             self.spread_plot = self._spreads(odds)
-            self.plot_layout.addWidget(self.spread_plot)
+            self._draw(self.spread_plot)
         self.confirm_button.setEnabled(preview.legal)
         self._fit()
+
+    def _draw(self, widget: QWidget) -> None:
+        """Put ``widget`` under the text, above the buttons."""
+        layout = self.layout()
+        layout.insertWidget(layout.indexOf(self.buttons), widget)
+        self.drawn.append(widget)
 
     def _fit(self) -> None:
         """Make the card exactly as tall as its wrapped text, plots and buttons need.
 
-        The minimum is that height too, so no plot can ever be drawn over the
-        buttons, whatever the fonts.
+        Added up here, item by item, at the card's width: the minimum is that
+        height too, so no plot can be drawn over the buttons, whatever the fonts.
         """
         layout = self.layout()
-        layout.activate()
-        height = layout.totalHeightForWidth(CARD_WIDTH) if layout.hasHeightForWidth() \
-            else layout.totalSizeHint().height()
-        height = max(height, layout.totalMinimumSize().height())
+        layout.invalidate()
+        margins = layout.contentsMargins()
+        inner = CARD_WIDTH - margins.left() - margins.right()
+        heights = []
+        for i in range(layout.count()):
+            item = layout.itemAt(i)
+            widget = item.widget()
+            if widget is self.reactions and widget.isHidden():
+                continue  # no reaction to name: the layout leaves the label out
+            if item.hasHeightForWidth():
+                # At the width the text really gets: two pixels more can save a line.
+                width = min(inner, widget.maximumWidth()) if widget is not None else inner
+                heights.append(item.heightForWidth(width))
+            else:
+                heights.append(max(item.minimumSize().height(), item.sizeHint().height()))
+        height = sum(heights) + layout.spacing() * max(0, len(heights) - 1) \
+            + margins.top() + margins.bottom()
         self.setMinimumSize(CARD_WIDTH, height)
         self.resize(CARD_WIDTH, height)
 
