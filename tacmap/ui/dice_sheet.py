@@ -32,6 +32,10 @@ from tacmap.ui.qt import (
 
 #: Style of a field holding a face its die cannot show.
 WRONG = "QLineEdit { background:#ffd9d6; border:1px solid #c8312f; }"
+#: Width of the sheet; its text wraps to it.
+SHEET_WIDTH = 560
+#: Dice fields on one row; more go on the next.
+PER_ROW = 6
 
 
 @dataclass(frozen=True)
@@ -131,17 +135,23 @@ def face_problem(text: str, sides: int) -> str:
 class _Group(QWidget):
     """The fields of one roll: a line saying what for, one field per die."""
 
-    def __init__(self, need: Need, typed: Sequence[str], changed: Callable[[], None]) -> None:
+    def __init__(self, need: Need, typed: Sequence[str], changed: Callable[[], None],
+                 width: int) -> None:
         super().__init__()
         self.need = need
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 4)
         title = plain.label(f"Roll {need.count}d{need.sides} for {need.why or 'a roll'}:")
         title.setWordWrap(True)
+        title.setFixedWidth(width)  # the sheet's own width: Qt then gets the wrapped height
         layout.addWidget(title)
-        row = QHBoxLayout()
         self.fields: list[QLineEdit] = []
+        row = QHBoxLayout()
         for i in range(need.count):
+            if i and i % PER_ROW == 0:
+                row.addStretch(1)
+                layout.addLayout(row)
+                row = QHBoxLayout()
             row.addWidget(QLabel(f"d{need.sides}"))
             field = QLineEdit(typed[i] if i < len(typed) else "")
             field.setPlaceholderText(f"1–{need.sides}")
@@ -167,14 +177,20 @@ class DiceSheet(QDialog):
         self.setWindowTitle("Physical dice")
         self.plan = plan
         layout = QVBoxLayout(self)
+        margins = layout.contentsMargins()
+        #: The width text wraps to: the sheet's, inside its margins.
+        self.text_width = SHEET_WIDTH - margins.left() - margins.right()
+        self.setFixedWidth(SHEET_WIDTH)
         head = plain.label(f"{plan.what}: roll real dice and type each face as it fell.")
         head.setWordWrap(True)
+        head.setFixedWidth(self.text_width)
         layout.addWidget(head)
         self.group_box = QVBoxLayout()
         layout.addLayout(self.group_box)
         #: The sentence that says what is wrong, or what comes next.
         self.message = plain.label()
         self.message.setWordWrap(True)
+        self.message.setFixedWidth(self.text_width)
         layout.addWidget(self.message)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
@@ -187,7 +203,6 @@ class DiceSheet(QDialog):
         self._kept: dict[tuple[int, Need], list[str]] = {}
         #: The faces of every roll, in order, once OK may be pressed.
         self.faces: list[int] = []
-        self.setMinimumWidth(420)
         self.update_fields()
         if self.groups and self.groups[0].fields:
             self.groups[0].fields[0].setFocus()
@@ -245,7 +260,7 @@ class DiceSheet(QDialog):
             group.deleteLater()
         for i in range(keep, len(needs)):
             typed = self._kept.pop((i, needs[i]), [])
-            group = _Group(needs[i], typed, self.update_fields)
+            group = _Group(needs[i], typed, self.update_fields, self.text_width)
             self.group_box.addWidget(group)
             self.groups.append(group)
             if typed:

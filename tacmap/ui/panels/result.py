@@ -40,12 +40,9 @@ def _line(state: Encounter, ev: Event) -> str:
         text = ev.text(state)
     except (KeyError, ValueError, IndexError, TypeError, AttributeError):
         return ""  # an event that no longer fits the map (a token removed since)
-    if isinstance(ev, HpChanged):
-        token = state.tokens.get(ev.token)
-        left = f" — {max(ev.new, 0)} of {token.max_hp} HP left" \
-            if token is not None and token.max_hp else ""
+    if isinstance(ev, HpChanged):  # its sentence ends with the HP left ("18 → 6 HP")
         colour = HURT if ev.new < ev.old else HEALED
-        return f'<span style="color:{colour}"><b>{esc(text)}</b>{esc(left)}</span>'
+        return f'<span style="color:{colour}"><b>{esc(text)}</b></span>'
     return esc(text)
 
 
@@ -87,6 +84,7 @@ class ResultStrip(QScrollArea):
     def clear(self) -> None:
         """Nothing decided yet."""
         self.label.setText("<i>Last result: nothing rolled yet.</i>")
+        self.setToolTip("")
 
     def show_entry(self, state: Encounter, entry: Entry) -> bool:
         """Show ``entry`` if it decided something; True when it did (and is shown)."""
@@ -94,6 +92,8 @@ class ResultStrip(QScrollArea):
             return False
         heading, lines = result_lines(state, entry)
         self.label.setText(f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines))
+        # A squeezed dock scrolls the strip; hovering shows every line at once.
+        self.setToolTip(f"<p style='white-space:pre'>{self.label.text()}</p>")
         self.verticalScrollBar().setValue(0)
         return True
 
