@@ -118,6 +118,8 @@ class OddsCard(QDialog):
         self.target = target
         self.repreview = repreview
         layout = QVBoxLayout(self)
+        #: The card's one column: title, choices, text, reactions, plots, buttons.
+        self.column = layout
         head = plain.label(title)
         font = QFont(head.font())
         font.setBold(True)
@@ -203,7 +205,7 @@ class OddsCard(QDialog):
         self.reactions.setVisible(bool(said))
         # Drawn afresh for each preview: a changed choice changes every number.
         for widget in self.drawn:
-            self.layout().removeWidget(widget)
+            self.column.removeWidget(widget)
             widget.hide()
             widget.deleteLater()
         self.drawn = []
@@ -238,8 +240,7 @@ class OddsCard(QDialog):
 
     def _draw(self, widget: QWidget) -> None:
         """Put ``widget`` under the text, above the buttons."""
-        layout = self.layout()
-        layout.insertWidget(layout.indexOf(self.buttons), widget)
+        self.column.insertWidget(self.column.indexOf(self.buttons), widget)
         self.drawn.append(widget)
 
     def _fit(self) -> None:
@@ -248,13 +249,15 @@ class OddsCard(QDialog):
         Added up here, item by item, at the card's width: the minimum is that
         height too, so no plot can be drawn over the buttons, whatever the fonts.
         """
-        layout = self.layout()
+        layout = self.column
         layout.invalidate()
         margins = layout.contentsMargins()
         inner = CARD_WIDTH - margins.left() - margins.right()
         heights = []
         for i in range(layout.count()):
             item = layout.itemAt(i)
+            if item is None:
+                continue
             widget = item.widget()
             if widget is self.reactions and widget.isHidden():
                 continue  # no reaction to name: the layout leaves the label out
