@@ -12,11 +12,11 @@ from tacmap.cli import read_script
 from tacmap.engine.commands import Act, Attack, FreeMove, StartCombat
 from tacmap.engine.events import DiceRolled, HpChanged
 from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import Odds, Preview, Reaction
+from tacmap.engine.views import ActionOption, Odds, Preview, Reaction
 from tacmap.ui.app import demo_path
 from tacmap.ui.dice_sheet import DicePlan, DiceSheet, trial_of
 from tacmap.ui.odds_card import OddsCard, beside, whole_ticks
-from tacmap.ui.qt import QApplication, QRect
+from tacmap.ui.qt import QApplication, QRect, Qt
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
 from tests.ui.conftest import shown
@@ -217,6 +217,7 @@ def test_the_dice_sheet_refuses_a_nine_on_a_d8_and_keeps_the_action(demo: MainWi
     plan = DicePlan("Ser Aldric attacks Barry the Guard", trial_of(ref, command))
     sheet = DiceSheet(plan, demo)
     qtbot.addWidget(sheet)  # type: ignore[attr-defined]
+    sheet.show()
     first = sheet.groups[0]
     assert first.need.sides == 6 and len(first.fields) == first.need.count
     for field in first.fields:
@@ -228,7 +229,8 @@ def test_the_dice_sheet_refuses_a_nine_on_a_d8_and_keeps_the_action(demo: MainWi
     assert f"shows 1 to {damage.need.sides}, not {damage.need.sides + 1}" in \
         sheet.message.text()
     assert damage.fields[0].styleSheet()  # the field is marked
-    assert sheet.isVisible() is False or sheet.result() == 0  # nothing sent, nothing closed
+    qtbot.keyClick(damage.fields[0], Qt.Key.Key_Return)  # type: ignore[attr-defined]
+    assert sheet.isVisible() and sheet.result() == 0  # Enter neither sends nor closes
     damage.fields[0].setText("1")
     for group in sheet.groups:
         for field in group.fields:
@@ -272,31 +274,33 @@ def test_a_declared_attack_aims_at_its_target_without_a_click(qtbot: object,
     ref, rules = win.session.referee, registry.get("reflex")
     win.run(StartCombat())
     state = ref.state
-    options = []
-    for token in state.tokens.values():  # the first who may declare an attack does
-        declare = [o for o in rules.actions_for(state, token.id)
-                   if o.key == "declare:attack" and o.enabled]
-        if declare:
-            foe = next(t for t in state.tokens.values() if t.side != token.side)
-            win.run(FreeMove(foe.id, (token.cell[0] + 1, token.cell[1])))
-            win.run(Act(token.id, "declare:attack", foe.id, declare[0].detail))
-            options = [o for o in rules.actions_for(state, token.id) if o.key == "attack"]
+    # Each token, in the declaring order, declares an attack on an enemy put beside it.
+    declared: dict[str, str] = {}
+    for _ in range(20):
+        actor = next((t for t in state.tokens if t not in declared and any(
+            o.key == "declare:attack" and o.enabled for o in rules.actions_for(state, t))), None)
+        if actor is None:
             break
-    while not options or not options[0].enabled:  # pass until the declared attack is due
-        actors = [t.id for t in state.tokens.values()
-                  if any(o.key == "attack" and o.enabled and o.at
-                         for o in rules.actions_for(state, t.id))]
-        if actors:
-            options = [o for o in rules.actions_for(state, actors[0]) if o.key == "attack"]
-            token = state.tokens[actors[0]]
+        me = state.tokens[actor]
+        foe = next(t for t in state.tokens.values() if t.side != me.side)
+        win.run(FreeMove(foe.id, (me.cell[0] + 1, me.cell[1])))
+        detail = next(o.detail for o in rules.actions_for(state, actor)
+                      if o.key == "declare:attack")
+        win.run(Act(actor, "declare:attack", foe.id, detail))
+        declared[actor] = foe.id
+    due: list[tuple[str, ActionOption]] = []
+    for _ in range(20):  # the action phase: pass turns until a declared attack is due
+        due = [(t, o) for t in declared for o in rules.actions_for(state, t)
+               if o.key == "attack" and o.enabled]
+        if due:
             break
         win.order_panel.end_button.click()
-    option = options[0]
-    assert option.at and option.label.startswith(f"Attack {state.tokens[option.at].name}")
-    win.combat.arm(token.id, option)
-    assert win.combat.armed is None  # nothing waits for a click
-    assert win.odds_card is not None and state.tokens[option.at].name in \
-        win.odds_card.windowTitle() + win.odds_card.target
+    actor, option = due[0]
+    assert option.at == declared[actor]
+    assert option.label.startswith(f"Attack {state.tokens[option.at].name}")
+    win.combat.arm(actor, option)
+    assert win.combat.armed is None  # nothing waits for a click on the target
+    assert win.odds_card is not None and win.odds_card.target == state.tokens[option.at].name
 
 
 def test_a_spell_declared_in_six_phase_reads_cast_spell_at_target(registry: Registry) -> None:
