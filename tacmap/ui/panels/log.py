@@ -343,8 +343,8 @@ class LogPanel(QWidget):
         self.lines.verticalScrollBar().valueChanged.connect(self._scrolled)
         #: The last result, above the log, until the next one.
         self.result = ResultStrip()
-        # A dock squeezed by the timeline still shows a few lines of the log.
-        self.lines.setMinimumHeight(self.fontMetrics().lineSpacing() * 5)
+        # A dock squeezed by the timeline still shows six lines of the log.
+        self.lines.setMinimumHeight(self.fontMetrics().lineSpacing() * 6)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.result)
