@@ -2,7 +2,8 @@
 
 Clicking an enemy with a token selected aims its first enabled action at it;
 the odds card shows the exact chances before anything is rolled, and Confirm
-sends the command. With physical dice on, every roll asks the GM for faces.
+sends the command. With physical dice on, the GM types every die of the action
+into one sheet first (``tacmap.ui.dice_sheet``).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class Combat:
         """Combat ▸ Roll Physical Dice."""
         self.physical_dice = on
         self.host.statusBar().showMessage(
-            "You will be asked for the faces of every roll" if on
+            "Each action asks for the faces of all its dice, on one sheet" if on
             else "Dice come from the encounter's seeded stream", 6000)
 
     def undo(self) -> None:
