@@ -117,6 +117,8 @@ class OddsCard(QDialog):
         self.preview = preview
         self.target = target
         self.repreview = repreview
+        #: The tokens' rectangle on screen the card keeps beside (None: not placed).
+        self.area: QRect | None = None
         layout = QVBoxLayout(self)
         #: The card's one column: title, choices, text, reactions, plots, buttons.
         self.column = layout
@@ -178,6 +180,8 @@ class OddsCard(QDialog):
     def _choose(self) -> None:
         if self.repreview is not None:
             self.show_preview(self.repreview(self.detail))
+            if self.area is not None:  # a taller or shorter card: still beside, on screen
+                self.place_beside(self.area)
 
     def show_preview(self, preview: Preview) -> None:
         """Show the chances of ``preview``."""
@@ -274,6 +278,7 @@ class OddsCard(QDialog):
 
     def place_beside(self, area: QRect) -> None:
         """Move the card next to ``area`` (the two tokens, in screen pixels), not over it."""
+        self.area = area
         screen = self.screen().availableGeometry()
         self.move(beside(area, (self.width(), self.height()), screen))
 
