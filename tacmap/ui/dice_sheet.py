@@ -46,9 +46,6 @@ class Need:
     sides: int
     why: str
 
-    def __str__(self) -> str:
-        return f"{self.count}d{self.sides} for {self.why or 'a roll'}"
-
 
 class _More(Exception):
     """The faces typed so far are used up and the rules want another roll."""
@@ -230,7 +227,8 @@ class DiceSheet(QDialog):
             needs, done = self.plan.needs(faces)
         except RuleError as err:
             needs, done, problem = [], False, problem or f"the rules refuse this: {err}"
-        if (needs or not problem) and self._reconcile(needs):
+        # While a face is wrong the sheet holds still: the GM fixes it where it is.
+        if not problem and self._reconcile(needs):
             self.update_fields()  # faces typed before came back: check them with the rest
             return
         ready = done and complete and not problem and len(faces) == len(self.fields)
