@@ -309,6 +309,11 @@ class LogView(QTreeView):
         self.delegate = LogDelegate(self)
         self.setItemDelegate(self.delegate)
 
+    def sizeHint(self) -> QSize:
+        """As tall as its minimum: the last result above is served first, the log (which
+        stretches) takes the rest of the dock."""
+        return QSize(super().sizeHint().width(), self.minimumHeight())
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         wrap_at = max(40, self.viewport().width() - 6)

@@ -20,7 +20,7 @@ from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
 from tacmap.ui.plain import esc
-from tacmap.ui.qt import QLabel, QScrollArea, Qt, QVBoxLayout, QWidget
+from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QVBoxLayout, QWidget
 
 #: Entries looked back through for the last result after an undo.
 LOOK_BACK = 200
@@ -81,10 +81,18 @@ class ResultStrip(QScrollArea):
         self.setMaximumHeight(self.fontMetrics().lineSpacing() * 9 + 12)
         self.clear()
 
+    def sizeHint(self) -> QSize:
+        """As tall as its lines at its width, within its minimum and maximum."""
+        width = self.viewport().width() if self.isVisible() else 300
+        tall = self.label.heightForWidth(width) + 2 * self.frameWidth()
+        return QSize(super().sizeHint().width(),
+                     max(self.minimumHeight(), min(self.maximumHeight(), tall)))
+
     def clear(self) -> None:
         """Nothing decided yet."""
         self.label.setText("<i>Last result: nothing rolled yet.</i>")
         self.setToolTip("")
+        self.updateGeometry()
 
     def show_entry(self, state: Encounter, entry: Entry) -> bool:
         """Show ``entry`` if it decided something; True when it did (and is shown)."""
@@ -95,6 +103,7 @@ class ResultStrip(QScrollArea):
         # A squeezed dock scrolls the strip; hovering shows every line at once.
         self.setToolTip(f"<p style='white-space:pre'>{self.label.text()}</p>")
         self.verticalScrollBar().setValue(0)
+        self.updateGeometry()
         return True
 
     def show_last(self, state: Encounter, log: Sequence[Entry]) -> None:
