@@ -19,6 +19,7 @@ and replay are exact. The token values:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from tacmap.engine import grid, odds
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
@@ -41,7 +42,7 @@ from tacmap.engine.records import Json
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, TurnOrder
+from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Reaction, TurnOrder
 from tacmap.engine.words import article, faces, plural
 
 from . import bench, reactions, views
@@ -725,11 +726,31 @@ class ActionPool(Ruleset):
         notes = [f"DT {strike.dt} = {strike.dt_text}",
                  f"{attacker.name} rolls {strike.pool}d{self.data.pool.die}; "
                  f"{self.data.pool.success_at}+ is a success"]
+        answers: list[Reaction] = []
         for p in reactions.prepared_of(defender):
             if p.do != "dodge" and p.by == attacker.id and p.trigger == "attacks":
                 text = reactions.prepared_text(self, state, p)
                 notes.append(f'{defender.name} waits to answer: "{text}"')
-        return Preview(True, odds=self.strike_odds(strike, defender.hp), notes=tuple(notes))
+                answers.append(Reaction(f'{defender.name}\'s prepared action: "{text}" '
+                                        "(strikes back; these odds are unchanged by it)"))
+        for ability in self.abilities_of(defender, "reaction"):
+            if ability.effect == "attack" and ability.trigger == "attacks" \
+                    and reactions.ready(state, defender, ability):
+                answers.append(Reaction(f"{defender.name} may answer with {ability.name}: "
+                                        "a basic attack back"))
+        chances = self.strike_odds(strike, defender.hp)
+        dodge = strike.dodge
+        if dodge is not None:
+            # The odds count the dodge: it fires by itself; say what it costs the attacker.
+            bare = self.strike_odds(replace(strike, dodge=None, dt=strike.dt - dodge.ac),
+                                    defender.hp)
+            what = "prepared dodge" if dodge.ability is None else dodge.ability.name
+            answers.insert(0, Reaction(f"{defender.name} will use {what}: +{dodge.ac} AC "
+                                       "against this attack, counted in the odds above",
+                                       bare.success, bare.drop))
+        if answers:
+            chances = replace(chances, reactions=tuple(answers))
+        return Preview(True, odds=chances, notes=tuple(notes))
 
     def strike_odds(self, s: Strike, target_hp: int) -> Odds:
         """Exact chances: the test succeeds, damage on success, the target drops."""

@@ -44,7 +44,7 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.records import Json, Text
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Preview, TurnOrder
+from tacmap.engine.views import ActionOption, Preview, Reaction, TurnOrder
 
 from . import acts, bench, views
 from .combat import STUNNED, DiceSet, Strike, dice_text, plus, roll_strike, strike_odds
@@ -717,7 +717,17 @@ class Opposed(Ruleset):
         if s.stun:
             notes.append(f"a hit stuns {defender.name} for the rest of the round")
         notes.append("damage shown is after armour")
-        return Preview(True, odds=dataclasses.replace(result, lines=tuple(notes)),
+        attacker = state.tokens[actor]
+        turns = state.schedule if isinstance(state.schedule, Turns) else None
+        # A held turn of the other side may cut in when its condition comes true: the GM
+        # decides (resume), so the card names it and its odds stay those of the attack.
+        waiting = tuple(
+            Reaction(f'{self.who(state, who)} holds a turn: "{condition}" — the GM may '
+                     "resume it first, before this attack")
+            for who, condition in (turns.held if turns is not None else ())
+            if who in state.tokens and state.tokens[who].side != attacker.side)
+        return Preview(True, odds=dataclasses.replace(result, lines=tuple(notes),
+                                                      reactions=waiting),
                        notes=tuple(notes))
 
     # --- other actions --------------------------------------------------------------------

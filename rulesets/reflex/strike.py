@@ -17,7 +17,7 @@ from tacmap.engine import odds
 from tacmap.engine.events import ConditionChanged, HpChanged, Said, condition_change
 from tacmap.engine.ruleset import Resolution
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import Odds, Spread
+from tacmap.engine.views import Odds, Reaction, Spread
 from tacmap.engine.words import faces, plural
 
 from .data import Data, Weapon
@@ -231,16 +231,34 @@ def strike_odds(rules: Rules, state: Encounter, attacker: Token, target: Token, 
                Spread(f"VL after a late disadvantage ({late_at}+)", late.items()))
     also = (("Chance with a late disadvantage", late.at_least(against + need)),)
     success = now.at_least(against + need)
-    if kind == "knock_down":
-        return Odds(success, (), 0.0, chances=also, spreads=spreads, spread_axis="victory levels")
+    drop_at = target.hp - data.hp.dead_at
     miss = -1
 
-    def damage(v: int) -> int:
-        return (v - against) * weapon.damage if v - against >= need else miss
+    def outcome(against: int) -> tuple[float, tuple[tuple[int, float], ...], float]:
+        """Success, damage table on success and chance to drop against ``against``."""
+        chance = now.at_least(against + need)
+        if kind == "knock_down":
+            return chance, (), 0.0
 
-    spread = now.map(damage).items()
-    drop_at = target.hp - data.hp.dead_at
-    drop = sum(p for d, p in spread if d != miss and d >= drop_at)
-    table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
+        def damage(v: int) -> int:
+            return (v - against) * weapon.damage if v - against >= need else miss
+
+        spread = now.map(damage).items()
+        drop = sum(p for d, p in spread if d != miss and d >= drop_at)
+        table = tuple((d, p / chance) for d, p in spread if d != miss) if chance else ()
+        return chance, table, drop
+
+    success, table, drop = outcome(against)
+    said: tuple[Reaction, ...] = ()
+    plan = rnd.plan(target.id) if rnd is not None else None
+    if plan is not None and plan.action == "dodge":
+        if dodge:  # rolled: counted above; without it the defence is lower
+            bare, _, bare_drop = outcome(against - dodge)
+            said = (Reaction(f"{target.name}'s declared dodge takes {dodge} VL off this "
+                             "attack, counted in the odds above", bare,
+                             None if kind == "knock_down" else bare_drop),)
+        else:
+            said = (Reaction(f"{target.name} declared a dodge, not rolled yet: its VL will "
+                             "be taken off this attack (not counted above)"),)
     return Odds(success, table, drop, chances=also, spreads=spreads,
-                spread_axis="victory levels")
+                spread_axis="victory levels", reactions=said)

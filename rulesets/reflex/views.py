@@ -186,12 +186,12 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     rnd = state.schedule
 
     def option(key: str, label: str, aim: Aim, test: Callable[[], object],
-               detail: str = "") -> ActionOption:
+               detail: str = "", at: str = "") -> ActionOption:
         try:
             test()
         except RuleError as err:
-            return ActionOption(key, label, aim, False, str(err), detail)
-        return ActionOption(key, label, aim, detail=detail)
+            return ActionOption(key, label, aim, False, str(err), detail, at=at)
+        return ActionOption(key, label, aim, detail=detail, at=at)
 
     def declare(kind: str, detail: str = "") -> Callable[[], object]:
         def test() -> object:
@@ -245,7 +245,9 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
 
         label = (f"Attack {rules.who(state, plan.target)} ({weapon.name})" if not engaged else
                  f"Attack a second target ({weapon.name})")
-        out.append(option("attack", label, "token", can_attack, weapon.key))
+        # The declared target is known: the button aims there, no click needed.
+        out.append(option("attack", label, "token", can_attack, weapon.key,
+                          "" if engaged else plan.target))
     elif plan is not None and plan.action == "knock_down":
         def can_knock() -> object:
             acting()
@@ -257,7 +259,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             return None
 
         out.append(option("knock_down", f"Knock {rules.who(state, plan.target)} down",
-                          "token", can_knock))
+                          "token", can_knock, at=plan.target))
     elif plan is not None and plan.action == "stand":
         def can_stand() -> object:
             acting()

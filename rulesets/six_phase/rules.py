@@ -436,7 +436,8 @@ class SixPhase(Ruleset):
             what = {"melee": "attack", "shoot": "shoot", "cast": "cast"}[cmd.action]
             bits = [b for b in attacks.split_detail(cmd.detail, 3) if b]
             if cmd.action == "cast" and bits and bits[0] in self.data.spells:
-                bits[0] = self.data.spells[bits[0]].name
+                # "cast Firebolt at Gruk", not "cast Gruk (Firebolt …)": the spell is cast.
+                what, bits = f"cast {self.data.spells[bits[0]].name} at", bits[1:]
             more = f" ({', '.join(bits)})" if bits else ""
             return Plan(token.id, cmd.action, f"{what} {tname}{more}", cmd.target, cmd.detail)
         if cmd.action in actions.ACTIONS:

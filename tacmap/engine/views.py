@@ -113,6 +113,18 @@ class Spread:
 
 
 @dataclass(frozen=True)
+class Reaction:
+    """A reaction that may fire on an action and change how it turns out."""
+
+    text: str
+    """Who may react and how (``"Skulk may Parry: +2 AC, counted in the odds"``)."""
+    success: float | None = None
+    """Chance the action succeeds if the reaction does not fire (None: not known)."""
+    drop: float | None = None
+    """Chance the target drops if the reaction does not fire (None: not known)."""
+
+
+@dataclass(frozen=True)
 class Odds:
     """Exact chances of an attack before it is made."""
 
@@ -130,6 +142,8 @@ class Odds:
     """Distributions the card plots side by side, on the axis ``spread_axis`` names."""
     spread_axis: str = ""
     """The outcome the spreads count (``"victory levels"``)."""
+    reactions: tuple[Reaction, ...] = ()
+    """Reactions that may fire on this action and change its outcome, named on the card."""
 
     @property
     def mean_damage(self) -> float:
@@ -183,6 +197,9 @@ class ActionOption:
     area: AreaSpec | None = None
     """The template the action is aimed with, for ``target`` ``"area"`` (a Fireball's
     blast): the GM places it on the map, and the Act carries it."""
+    at: str = ""
+    """The token the action is already aimed at (a declared attack's target), for
+    ``target`` ``"token"``: the app aims there without asking for a click ("": ask)."""
 
 
 @dataclass(frozen=True)

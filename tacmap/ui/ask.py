@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine.errors import RuleError
+from tacmap.ui.dice_sheet import DicePlan, ask_on_sheet
 from tacmap.ui.plain import message_box
 from tacmap.ui.qt import (
     QDialog,
@@ -28,8 +28,9 @@ AskSave = Callable[[str], "bool | None"]
 Tell = Callable[[str], None]
 #: ``ask_metres(shown) -> real metres``: the two-point image scale asks this.
 AskMetres = Callable[[float], "float | None"]
-#: ``ask_dice(count, sides, why) -> faces``: physical dice typed in by the GM.
-AskDice = Callable[[int, int, str], list[int]]
+#: ``ask_dice(plan) -> faces``: every die of one action typed in by the GM, in the order
+#: rolled (None: cancelled). ``plan.answer(fn)`` answers roll by roll, for tests.
+AskDice = Callable[[DicePlan], "list[int] | None"]
 #: ``ask_tags(name) -> tags``: comma-separated tags for a roster entry (None: cancelled).
 AskTags = Callable[[str], "str | None"]
 #: ``ask_file(title, save) -> path``: a roster file to import from or export to.
@@ -88,17 +89,9 @@ class Dialogs:
         message_box(QMessageBox.Icon.Warning, "tacmap", text,
                     QMessageBox.StandardButton.Ok, self.parent).exec()
 
-    def dice(self, count: int, sides: int, why: str) -> list[int]:
-        """The faces of physical dice; RuleError (nothing happens) when none are typed."""
-        text, ok = QInputDialog.getText(self.parent, "Physical dice",
-                                        f"Roll {count}d{sides} for {why} and type the faces, "
-                                        "left to right, separated by spaces:")
-        if not ok:
-            raise RuleError("no dice were entered")
-        try:
-            return [int(v) for v in text.replace(",", " ").split()]
-        except ValueError:
-            raise RuleError(f"{text!r} is not a list of whole numbers") from None
+    def dice(self, plan: DicePlan) -> list[int] | None:
+        """Every face of one action's physical dice, on one sheet; None when cancelled."""
+        return ask_on_sheet(plan, self.parent)
 
     def metres(self, shown: float) -> float | None:
         """How far apart two points of the map image really are."""

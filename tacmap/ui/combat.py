@@ -2,7 +2,8 @@
 
 Clicking an enemy with a token selected aims its first enabled action at it;
 the odds card shows the exact chances before anything is rolled, and Confirm
-sends the command. With physical dice on, every roll asks the GM for faces.
+sends the command. With physical dice on, the GM types every die of the action
+into one sheet first (``tacmap.ui.dice_sheet``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tacmap.engine.commands import Attack, Command
-from tacmap.engine.dice import ManualDice
+from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
@@ -18,12 +19,13 @@ from tacmap.engine.options import acting_token, command_for
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Template
 from tacmap.engine.views import ActionOption, Preview
+from tacmap.ui.dice_sheet import DicePlan, trial_of
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import AimArea
 from tacmap.ui.map.look import acting
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.plain import tip
-from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, Qt, QWidget, Signal
+from tacmap.ui.qt import QAction, QMenu, QMouseEvent, QPoint, QRect, Qt, QWidget, Signal
 
 #: Colours of the notes floated over tokens.
 HURT, HEALED, MISSED, REACTED, REFUSED = "#c8312f", "#2e9d4f", "#555555", "#7a3db8", "#8a5a00"
@@ -80,8 +82,16 @@ class Combat:
 
     def run(self, command: Command) -> bool:
         """Send a command to the referee; a refusal goes to the status bar."""
-        dice = ManualDice(self.host.ask_dice) if self.physical_dice else None
         referee = self.host.session.referee
+        dice: FixedDice | None = None
+        if self.physical_dice:
+            faces = self.physical_faces(command)
+            if faces is None:
+                self.host.statusBar().showMessage(
+                    f"Not sent: {sentence(referee.state, command)} — no dice were typed in",
+                    10000)
+                return False
+            dice = FixedDice(faces)
         try:
             referee.execute(command, dice)
         except RuleError as err:
@@ -90,6 +100,22 @@ class Combat:
             self.host.refresh()  # panels that anticipated the change (a dragged row) go back
             return False
         return True
+
+    def physical_faces(self, command: Command) -> list[int] | None:
+        """The faces of every die ``command`` rolls, typed in by the GM (None: cancelled).
+
+        Nothing is asked when the command rolls nothing or the rules refuse it
+        anyway (the refusal then says why).
+        """
+        referee = self.host.session.referee
+        plan = DicePlan(sentence(referee.state, command), trial_of(referee, command))
+        try:
+            needs, done = plan.needs([])
+        except RuleError:
+            return []
+        if done and not needs:
+            return []
+        return self.host.ask_dice(plan)
 
     def executed(self, entry: Entry) -> None:
         """A command went through (from any gesture): show what happened where it happened.
@@ -120,7 +146,7 @@ class Combat:
         """Combat ▸ Roll Physical Dice."""
         self.physical_dice = on
         self.host.statusBar().showMessage(
-            "You will be asked for the faces of every roll" if on
+            "Each action asks for the faces of all its dice, on one sheet" if on
             else "Dice come from the encounter's seeded stream", 6000)
 
     def undo(self) -> None:
@@ -148,8 +174,13 @@ class Combat:
             return []
         return [o for o in ruleset.actions_for(state, actor) if o.target == "token"]
 
-    def arm(self, actor: str, option: ActionOption) -> None:
-        """The Actions panel's button for an aimed action: the next token clicked is its target."""
+    def arm(self, actor: str, option: ActionOption, at: str = "") -> None:
+        """The Actions panel's button for an aimed action: the next token clicked is its target.
+
+        When the target is known already (``at``: the token a menu was opened on,
+        or the option's own ``at``, a declared attack's target) the odds card
+        opens on it at once instead.
+        """
         self.host.build.end_tool()  # the next click is the action's, never a map tool's
         state = self.host.session.referee.state
         if actor not in state.tokens:
@@ -163,6 +194,11 @@ class Combat:
         if option.target == "area" and option.area is not None:
             self.armed = None
             self.aim_area(actor, option)
+            return
+        target = at or option.at
+        if option.target == "token" and target != actor and target in state.tokens:
+            self.armed = None
+            self.aim(actor, target, option)
             return
         self.armed = (actor, option)
         self.host.statusBar().showMessage(
@@ -322,9 +358,24 @@ class Combat:
         card.accepted.connect(
             lambda: self.host.run(chosen(card.detail) if option.choices else command))
         card.setModal(False)
+        area = self.tokens_on_screen(actor, target)
+        if area is not None:
+            card.place_beside(area)
         card.show()
         self.odds_card = card
         return card
+
+    def tokens_on_screen(self, *token_ids: str) -> QRect | None:
+        """The screen rectangle around the tokens' squares (None: none is drawn)."""
+        view, found = self.host.view, self.host.scene.items_by_id
+        rects = [found[t].sceneBoundingRect() for t in token_ids if t in found]
+        if not rects:
+            return None
+        scene_rect = rects[0]
+        for rect in rects[1:]:
+            scene_rect = scene_rect.united(rect)
+        on_view = view.mapFromScene(scene_rect).boundingRect()
+        return QRect(view.viewport().mapToGlobal(on_view.topLeft()), on_view.size())
 
     def close_card(self) -> None:
         """Close the odds card (a card aimed in one encounter must not act on another)."""

@@ -8,11 +8,12 @@ will send.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 
-from tacmap.engine.views import Odds, Preview
+from tacmap.engine.views import Odds, Preview, Reaction
 from tacmap.ui import plain
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import (
@@ -22,6 +23,8 @@ from tacmap.ui.qt import (
     QFont,
     QFormLayout,
     QLabel,
+    QPoint,
+    QRect,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -29,6 +32,70 @@ from tacmap.ui.qt import (
 
 #: Bar colours of the odds' labelled distributions, in order.
 SPREAD_COLOURS = ("#2e6fbd", "#c8312f", "#2e9d4f", "#8a5cc2")
+#: Width of the card in pixels: wide enough for a 15-value damage plot; text wraps to it.
+CARD_WIDTH = 420
+#: Pixels between the card and the tokens it is about.
+GAP = 24
+#: Most labelled ticks an axis of whole numbers gets.
+MOST_TICKS = 14
+
+
+def whole_ticks(low: int, high: int) -> list[tuple[float, str]]:
+    """Ticks at whole numbers from ``low`` to ``high``: every one, or every 2nd, 5th …"""
+    span = max(1, high - low)
+    step = 1
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000):
+        if span / step <= MOST_TICKS:
+            break
+    else:
+        step = math.ceil(span / MOST_TICKS)
+    first = math.ceil(low / step) * step
+    return [(float(v), str(v)) for v in range(first, high + 1, step)]
+
+
+def whole_axis(plot: pg.PlotWidget, low: int, high: int) -> None:
+    """Label ``plot``'s bottom axis at whole numbers only, with half a bar of air each side."""
+    plot.getAxis("bottom").setTicks([whole_ticks(low, high), []])
+    plot.setXRange(low - 0.7, high + 0.7, padding=0)
+
+
+def reaction_line(reaction: Reaction, target: str) -> str:
+    """A reaction the card names, with the odds without it when the rules know them."""
+    text = f"⚠ {esc(reaction.text)}"
+    without = []
+    if reaction.success is not None:
+        without.append(f"{percent(reaction.success)} to succeed")
+    if reaction.drop is not None:
+        without.append(f"{percent(reaction.drop)} that {esc(target)} drops")
+    if without:
+        text += f"<br>&nbsp;&nbsp;without it: <b>{', '.join(without)}</b>"
+    return text
+
+
+def beside(area: QRect, size: tuple[int, int], screen: QRect) -> QPoint:
+    """Where a card of ``size`` goes next to ``area`` (the tokens) without covering it.
+
+    Right of the tokens when it fits on ``screen``, else left, else below, else
+    above; always kept on the screen.
+    """
+    w, h = size
+    top, left = area.center().y() - h // 2, area.center().x() - w // 2
+    # Beside: only the x must fit (y slides along the screen); above/below: only the y.
+    right_x, left_x = area.right() + GAP, area.left() - GAP - w
+    below_y, above_y = area.bottom() + GAP, area.top() - GAP - h
+    if right_x + w <= screen.right() + 1:
+        x, y = right_x, top
+    elif left_x >= screen.left():
+        x, y = left_x, top
+    elif below_y + h <= screen.bottom() + 1:
+        x, y = left, below_y
+    elif above_y >= screen.top():
+        x, y = left, above_y
+    else:  # a screen too small for both: keep the card on it, over the map
+        x, y = right_x, top
+    x = max(screen.left(), min(x, screen.right() + 1 - w))
+    y = max(screen.top(), min(y, screen.bottom() + 1 - h))
+    return QPoint(x, y)
 
 
 def percent(p: float) -> str:
@@ -50,7 +117,11 @@ class OddsCard(QDialog):
         self.preview = preview
         self.target = target
         self.repreview = repreview
+        #: The tokens' rectangle on screen the card keeps beside (None: not placed).
+        self.area: QRect | None = None
         layout = QVBoxLayout(self)
+        #: The card's one column: title, choices, text, reactions, plots, buttons.
+        self.column = layout
         head = plain.label(title)
         font = QFont(head.font())
         font.setBold(True)
@@ -75,10 +146,22 @@ class OddsCard(QDialog):
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # user text is escaped
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
+        #: The reactions that may fire, on an amber ground (hidden when there are none).
+        self.reactions = QLabel()
+        self.reactions.setTextFormat(Qt.TextFormat.RichText)  # user text is escaped
+        self.reactions.setWordWrap(True)
+        self.reactions.setStyleSheet("background:#fff1c9; color:#4a3500; padding:4px;"
+                                     "border:1px solid #d9a400; border-radius:3px")
+        layout.addWidget(self.reactions)
+        head.setWordWrap(True)
+        for widget in (head, self.summary, self.reactions):
+            # A fixed width lets Qt work out the wrapped height exactly: no line is lost.
+            widget.setFixedWidth(CARD_WIDTH - 24)
         self.plot: pg.PlotWidget | None = None
         self.spread_plot: pg.PlotWidget | None = None
-        self.plot_layout = QVBoxLayout()
-        layout.addLayout(self.plot_layout)
+        #: The plots and their key, straight in the card's layout above the buttons (a
+        #: nested layout let Qt under-count their height and draw them over the buttons).
+        self.drawn: list[QWidget] = []
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         confirm = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -97,6 +180,8 @@ class OddsCard(QDialog):
     def _choose(self) -> None:
         if self.repreview is not None:
             self.show_preview(self.repreview(self.detail))
+            if self.area is not None:  # a taller or shorter card: still beside, on screen
+                self.place_beside(self.area)
 
     def show_preview(self, preview: Preview) -> None:
         """Show the chances of ``preview``."""
@@ -111,19 +196,23 @@ class OddsCard(QDialog):
             if odds.damage:
                 lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
                              f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
-            lines.append(f"Chance {esc(self.target)} drops: <b>{percent(odds.drop)}</b>")
-            lines += [f"{esc(label)}: <b>{percent(p)}</b>" for label, p in odds.chances]
+            # Non-breaking: a wrapped line keeps its value beside its words.
+            lines.append(f"Chance {esc(self.target)} drops:&nbsp;<b>{percent(odds.drop)}</b>")
+            lines += [f"{esc(label)}:&nbsp;<b>{percent(p)}</b>" for label, p in odds.chances]
             lines += [f"<small>{esc(line)}</small>" for line in odds.lines]
             if self.choice_boxes:
                 lines += [f"<small>{esc(note)}</small>" for note in preview.notes]
             text = "<br>".join(lines)
         self.summary.setText(text)
+        said = odds.reactions if odds is not None and preview.legal else ()
+        self.reactions.setText("<br>".join(reaction_line(r, self.target) for r in said))
+        self.reactions.setVisible(bool(said))
         # Drawn afresh for each preview: a changed choice changes every number.
-        while self.plot_layout.count():
-            item = self.plot_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        for widget in self.drawn:
+            self.column.removeWidget(widget)
+            widget.hide()
+            widget.deleteLater()
+        self.drawn = []
         self.plot = self.spread_plot = None
         if odds is not None and odds.damage and preview.legal:
             plot = pg.PlotWidget(background="#fbf8ef")
@@ -134,9 +223,11 @@ class OddsCard(QDialog):
             xs = [d for d, _ in odds.damage]
             ys = [p * 100 for _, p in odds.damage]
             plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.8, brush="#c8312f"))
+            whole_axis(plot, min(xs), max(xs))
+            plot.setYRange(0, max(ys), padding=0.08)
             plot.setLabel("bottom", "damage")
             plot.setLabel("left", "%")
-            self.plot_layout.addWidget(plot)
+            self._draw(plot)
             self.plot = plot
         if odds is not None and odds.spreads and preview.legal:
             keys = "&nbsp;&nbsp;".join(
@@ -145,14 +236,51 @@ class OddsCard(QDialog):
             key_label = QLabel(keys)
             key_label.setTextFormat(Qt.TextFormat.RichText)
             key_label.setWordWrap(True)
-            self.plot_layout.addWidget(key_label)
+            self._draw(key_label)
             self.spread_plot = self._spreads(odds)
-            self.plot_layout.addWidget(self.spread_plot)
+            self._draw(self.spread_plot)
         self.confirm_button.setEnabled(preview.legal)
-        tall = (self.plot is not None) + (self.spread_plot is not None)
-        extra = 30 * len(self.choice_boxes) + (18 * len(preview.notes) if self.choice_boxes
-                                                else 0)
-        self.resize(400, 160 + 150 * tall + extra)
+        self._fit()
+
+    def _draw(self, widget: QWidget) -> None:
+        """Put ``widget`` under the text, above the buttons."""
+        self.column.insertWidget(self.column.indexOf(self.buttons), widget)
+        self.drawn.append(widget)
+
+    def _fit(self) -> None:
+        """Make the card exactly as tall as its wrapped text, plots and buttons need.
+
+        Added up here, item by item, at the card's width: the minimum is that
+        height too, so no plot can be drawn over the buttons, whatever the fonts.
+        """
+        layout = self.column
+        layout.invalidate()
+        margins = layout.contentsMargins()
+        inner = CARD_WIDTH - margins.left() - margins.right()
+        heights = []
+        for i in range(layout.count()):
+            item = layout.itemAt(i)
+            if item is None:
+                continue
+            widget = item.widget()
+            if widget is self.reactions and widget.isHidden():
+                continue  # no reaction to name: the layout leaves the label out
+            if item.hasHeightForWidth():
+                # At the width the text really gets: two pixels more can save a line.
+                width = min(inner, widget.maximumWidth()) if widget is not None else inner
+                heights.append(item.heightForWidth(width))
+            else:
+                heights.append(max(item.minimumSize().height(), item.sizeHint().height()))
+        height = sum(heights) + layout.spacing() * max(0, len(heights) - 1) \
+            + margins.top() + margins.bottom()
+        self.setMinimumSize(CARD_WIDTH, height)
+        self.resize(CARD_WIDTH, height)
+
+    def place_beside(self, area: QRect) -> None:
+        """Move the card next to ``area`` (the two tokens, in screen pixels), not over it."""
+        self.area = area
+        screen = self.screen().availableGeometry()
+        self.move(beside(area, (self.width(), self.height()), screen))
 
     @staticmethod
     def _spreads(odds: Odds) -> pg.PlotWidget:
@@ -168,6 +296,9 @@ class OddsCard(QDialog):
             xs = [v - 0.4 + width * (i + 0.5) for v, _ in spread.values]
             ys = [p * 100 for _, p in spread.values]
             plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=width * 0.95, brush=colour))
+        values = [v for spread in odds.spreads for v, _ in spread.values]
+        if values:
+            whole_axis(plot, min(values), max(values))
         plot.setLabel("bottom", odds.spread_axis)
         plot.setLabel("left", "%")
         return plot

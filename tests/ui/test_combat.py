@@ -130,7 +130,7 @@ def test_physical_dice_are_asked_for_when_the_roll_is_needed(window: MainWindow,
         asked.append((count, sides, why))
         return [6] * count
 
-    window.ask_dice = faces
+    window.ask_dice = lambda plan: plan.answer(faces)
     window.dice_action.trigger()
     assert window.physical_dice
     window.select("barry")

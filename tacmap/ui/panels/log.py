@@ -24,6 +24,7 @@ from tacmap.engine.events import Event
 from tacmap.engine.narrate import sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
+from tacmap.ui.panels.result import ResultStrip
 from tacmap.ui.qt import (
     QAbstractItemView,
     QComboBox,
@@ -308,6 +309,11 @@ class LogView(QTreeView):
         self.delegate = LogDelegate(self)
         self.setItemDelegate(self.delegate)
 
+    def sizeHint(self) -> QSize:
+        """As tall as its minimum: the last result above is served first, the log (which
+        stretches) takes the rest of the dock."""
+        return QSize(super().sizeHint().width(), self.minimumHeight())
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         wrap_at = max(40, self.viewport().width() - 6)
@@ -340,8 +346,13 @@ class LogPanel(QWidget):
         self.lines.setModel(self.model)
         self.lines.delegate.model = self.model
         self.lines.verticalScrollBar().valueChanged.connect(self._scrolled)
+        #: The last result, above the log, until the next one.
+        self.result = ResultStrip()
+        # A dock squeezed by the timeline still shows six lines of the log.
+        self.lines.setMinimumHeight(self.fontMetrics().lineSpacing() * 6)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.result)
         layout.addLayout(top)
         layout.addWidget(self.lines, 1)
         self._names: dict[str, str] = {}
@@ -351,6 +362,7 @@ class LogPanel(QWidget):
     def show_log(self, state: Encounter, log: list[Entry]) -> None:
         """Rebuild from the whole log (when an encounter is opened)."""
         self._sync_filter(state)
+        self.result.show_last(state, log)
         self._busy = True
         self.model.reset(state, log)
         self.lines.scrollToBottom()
@@ -361,6 +373,7 @@ class LogPanel(QWidget):
         """Add one entry: its heading and its events."""
         if sync:
             self._sync_filter(state)
+        self.result.show_entry(state, entry)
         bottom = self.lines.at_bottom()
         self._busy = True
         if self.model.append(state, entry) and scroll:
@@ -374,6 +387,8 @@ class LogPanel(QWidget):
         self._busy = True
         self.model.pop()
         self._busy = False
+        if self.model.state is not None:
+            self.result.show_last(self.model.state, self.model.entries)
 
     def _scrolled(self, value: int) -> None:
         if value == 0 and self.model.first > 0 and not self._busy:

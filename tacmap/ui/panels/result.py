@@ -1,0 +1,118 @@
+"""The last result, kept in view until the next one: who did what to whom, dice, damage, HP left.
+
+The floating "−8" over a token lasts a moment; this strip holds the whole
+outcome of the last entry that decided something (rolled dice or changed hit
+points): the sentence of what was asked, every roll with its faces, every
+change of hit points with what is left, every ruleset line, and each reaction
+that fired, picked out. A Fireball's five saves are all there. Moves and turn
+ends that roll nothing leave it as it is, so an attack's result stays up while
+the GM ends the turn.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from tacmap.engine.events import ConditionChanged, DiceRolled, Event, HpChanged, Said
+from tacmap.engine.narrate import reactions, sentence
+from tacmap.engine.referee import Entry
+from tacmap.engine.state import Encounter
+from tacmap.ui.plain import esc
+from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QVBoxLayout, QWidget
+
+#: Entries looked back through for the last result after an undo.
+LOOK_BACK = 200
+#: Colours of the strip's lines: hurt, healed, a reaction.
+HURT, HEALED, REACTED = "#a0211f", "#1f7a3a", "#6a2fa6"
+#: The events whose lines the strip shows: the outcome, not the bookkeeping.
+SHOWN = (DiceRolled, HpChanged, Said, ConditionChanged)
+
+
+def is_result(entry: Entry) -> bool:
+    """Whether ``entry`` decided something the GM wants to see: dice rolled or HP changed."""
+    return any(isinstance(ev, DiceRolled | HpChanged) for ev in entry.events)
+
+
+def _line(state: Encounter, ev: Event) -> str:
+    try:
+        text = ev.text(state)
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return ""  # an event that no longer fits the map (a token removed since)
+    if isinstance(ev, HpChanged):  # its sentence ends with the HP left ("18 → 6 HP")
+        colour = HURT if ev.new < ev.old else HEALED
+        return f'<span style="color:{colour}"><b>{esc(text)}</b></span>'
+    return esc(text)
+
+
+def result_lines(state: Encounter, entry: Entry) -> tuple[str, list[str]]:
+    """The heading (plain text) and the rich-text lines of ``entry``'s outcome."""
+    heading = sentence(state, entry.command, entry.events)
+    lines = [line for ev in entry.events if isinstance(ev, SHOWN)
+             if (line := _line(state, ev))]
+    for reaction in reactions(state, entry.command, entry.events):
+        lines.append(f'<span style="color:{REACTED}"><b>Reaction:</b> '
+                     f"{esc(reaction.text)}</span>")
+    return heading, lines
+
+
+class ResultStrip(QScrollArea):
+    """The last result: a heading and its lines; scrolls when a big spell has many."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("last-result")
+        self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # user text is escaped
+        self.label.setWordWrap(True)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setStyleSheet("QLabel { background:#fbf8ef; padding:4px; }")
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        self.setWidget(inner)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Tall enough for an attack at a glance, never so tall that the log has no room.
+        self.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 12)
+        self.setMaximumHeight(self.fontMetrics().lineSpacing() * 9 + 12)
+        self.clear()
+
+    def sizeHint(self) -> QSize:
+        """As tall as its lines at its width, within its minimum and maximum."""
+        width = self.viewport().width() if self.isVisible() else 300
+        tall = self.label.heightForWidth(width) + 2 * self.frameWidth()
+        return QSize(super().sizeHint().width(),
+                     max(self.minimumHeight(), min(self.maximumHeight(), tall)))
+
+    def clear(self) -> None:
+        """Nothing decided yet."""
+        self.label.setText("<i>Last result: nothing rolled yet.</i>")
+        self.setToolTip("")
+        self.updateGeometry()
+
+    def show_entry(self, state: Encounter, entry: Entry) -> bool:
+        """Show ``entry`` if it decided something; True when it did (and is shown)."""
+        if not is_result(entry):
+            return False
+        heading, lines = result_lines(state, entry)
+        self.label.setText(f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines))
+        # A squeezed dock scrolls the strip; hovering shows every line at once.
+        self.setToolTip(f"<p style='white-space:pre'>{self.label.text()}</p>")
+        self.verticalScrollBar().setValue(0)
+        self.updateGeometry()
+        return True
+
+    def show_last(self, state: Encounter, log: Sequence[Entry]) -> None:
+        """Show the newest result in ``log`` (an encounter opened, an entry undone)."""
+        for entry in reversed(log[-LOOK_BACK:]):
+            if self.show_entry(state, entry):
+                return
+        self.clear()
+
+    def text(self) -> str:
+        """What the strip says, as plain text (one line per line shown)."""
+        return html.unescape(re.sub(r"<[^>]+>", "", self.label.text().replace("<br>", "\n")))
