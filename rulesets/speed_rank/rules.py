@@ -299,29 +299,47 @@ class SpeedRank(Ruleset):
         return [t for t in state.tokens.values() if t.side == side]
 
     def can_act(self, state: Encounter, rnd: Round, token: Token, at: int) -> bool:
-        """Whether the token has anything to do in phase ``at``: the side gets a turn there."""
+        """Whether the token holds phase ``at`` for its side: something it is ready to do there.
+
+        Its first phase, its weapon's first strike and after (while the standard action is
+        left), a spell to start, a sprint to run or a carried action to decide on hold a
+        phase. A lone move action left does not: it rides along in any turn the side takes.
+        A spell landing is resolved as the turn passes and holds nothing by itself.
+        """
         if not token.alive or self.helpless(token):
             return False
         mine = [a for a in rnd.timeline.spanning(SPEED_PHASES[at])
                 if a.actor == token.id and rnd.plan(a.actor, a.label) is not None]
         if mine:
-            for a in mine:
-                plan = rnd.plan(a.actor, a.label)
-                assert plan is not None
-                ends = phase_index(a.end) == at and self.final_piece(rnd, a)
-                if plan.kind == "sprint" or ends:
-                    return True
-            return False
-        std, mov = self.actions_left(rnd, token.id)
+            return any(getattr(rnd.plan(a.actor, a.label), "kind", "") == "sprint"
+                       for a in mine)
+        std, _ = self.actions_left(rnd, token.id)
         casts = bool(self.known_spells(token)) and std > 0
         if at == PHASE_S:
             return any(p[0] == token.id for p in rnd.pending) or casts
         if casts:
             return True
-        return (std > 0 or mov > 0) and at >= phase_index(self.earliest_phase(rnd, token))
+        if std <= 0:
+            return False
+        first = phase_index(self.earliest_phase(rnd, token))
+        return at == first or at >= self.strike_phase(rnd, token)
+
+    def strike_phase(self, rnd: Round, token: Token) -> int:
+        """Index of the first phase the token's usable weapon may strike in this round."""
+        return phase_index(self.earliest_phase(rnd, token, self.usable(token)))
 
     def _side_can_act(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
         return any(self.can_act(state, rnd, t, at) for t in self.members(state, side))
+
+    def _lands(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
+        """Whether a spell of ``side`` takes effect in phase ``at``."""
+        for a in rnd.timeline.ending_at(SPEED_PHASES[at]):
+            plan = rnd.plan(a.actor, a.label)
+            caster = state.tokens.get(a.actor)
+            if (plan is not None and plan.kind == "spell" and caster is not None
+                    and caster.side == side and self.final_piece(rnd, a)):
+                return True
+        return False
 
     def set_round(self, ctx: Resolution, new: Round, note: str) -> Round:
         """Replace the round, with ``note`` for the log."""
@@ -329,37 +347,80 @@ class SpeedRank(Ruleset):
         return new
 
     def _settle(self, ctx: Resolution, at: int, side: int, new_round: bool = True) -> None:
-        """Move the turn to the first (phase, side) from here on where someone can act."""
+        """Move the turn to the first (phase, side) from here on where someone can act.
+
+        Every side passed over is named in the log: "phase 2: nothing to do for Red
+        Company", "phases 5, F pass". A spell landing for a side with nothing else to do
+        takes effect on the way.
+        """
         state = ctx.state
         rnd = self.round_of(state)
         order = rnd.initiative.order
-        # Phases nobody could act in are named in the note, so the log shows them pass.
-        first_empty = at if side == 0 else at + 1
+        skipped: list[tuple[int, str, bool]] = []  # (phase, side, after its spell landed)
         while at <= PHASE_F:
             while side < len(order):
-                if self._side_can_act(state, rnd, order[side], at):
-                    self._arrive(ctx, rnd, at, side, list(SPEED_PHASES[first_empty:at]))
+                who = order[side]
+                if self._side_can_act(state, rnd, who, at):
+                    self._arrive(ctx, rnd, at, side, self._passing(rnd, skipped))
                     return
+                if self._lands(state, rnd, who, at):
+                    self._arrive(ctx, rnd, at, side, self._passing(rnd, skipped))
+                    rnd = self.round_of(state)
+                    skipped = [(at, who, True)]
+                else:
+                    skipped.append((at, who, False))
                 side += 1
             at, side = at + 1, 0
+        lead = self._passing(rnd, skipped)
+        if lead and new_round:
+            ctx.emit(Said(f"{lead}; round {rnd.timeline.round} ends"))
         if new_round:
             self._begin_round(ctx, rnd)
         else:
-            self._arrive(ctx, rnd, PHASE_S, 0, [], nobody=True)
+            self._arrive(ctx, rnd, PHASE_S, 0, "", nobody=True)
 
-    def _arrive(self, ctx: Resolution, rnd: Round, at: int, side: int, passed: list[str],
+    def _passing(self, rnd: Round, skipped: list[tuple[int, str, bool]]) -> str:
+        """The sides and phases passed over, as words: "phase 2: nothing to do for Red
+        Company; phases 3, 4 pass"."""
+        order = rnd.initiative.order
+        parts: list[str] = []
+        phases = list(dict.fromkeys(at for at, _, _ in skipped))
+        run: list[str] = []
+        for at in phases:
+            here = [(who, landed) for p, who, landed in skipped if p == at]
+            if len(here) == len(order) and not any(landed for _, landed in here):
+                run.append(SPEED_PHASES[at])
+                continue
+            if run:
+                parts.append(self._pass_run(run))
+                run = []
+            for landed in (True, False):
+                names = [who for who, done in here if done == landed]
+                if names:
+                    more = "nothing more" if landed else "nothing"
+                    who = (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1
+                           else names[0])
+                    parts.append(f"phase {SPEED_PHASES[at]}: {more} to do for {who}")
+        if run:
+            parts.append(self._pass_run(run))
+        return "; ".join(parts)
+
+    @staticmethod
+    def _pass_run(run: list[str]) -> str:
+        return f"phases {', '.join(run)} pass" if len(run) > 1 else f"phase {run[0]} passes"
+
+    def _arrive(self, ctx: Resolution, rnd: Round, at: int, side: int, lead: str,
                 nobody: bool = False) -> None:
         label = SPEED_PHASES[at]
         same_phase = at == rnd.phase_i
         new = replace(rnd, timeline=replace(rnd.timeline, current=label), side=side,
                       sprinted=rnd.sprinted if same_phase else ())
         who = rnd.initiative.order[side]
-        lead = (f"phases {', '.join(passed)} pass; " if len(passed) > 1 else
-                f"phase {passed[0]} passes; " if passed else "")
         if nobody:
             note = f"nobody can act this round; {self.phase_text(label)}: {possessive(who)} turn"
         else:
-            note = f"{lead}{self.phase_text(label)}: {possessive(who)} turn"
+            note = f"{lead}; " if lead else ""
+            note += f"{self.phase_text(label)}: {possessive(who)} turn"
         self.set_round(ctx, new, note)
         multi_phase.due_spells(self, ctx)
 
@@ -478,13 +539,19 @@ class SpeedRank(Ruleset):
                 name = token.side if token else cmd.actor
                 raise RuleError(f"it is {possessive(side)} turn in {self.phase_text(rnd.phase)}, "
                                 f"not {possessive(name)}")
+        self.end_check(state)
+        self._settle(ctx, rnd.phase_i, rnd.side + 1)
+
+    def end_check(self, state: Encounter) -> Round:
+        """The round, if the side whose turn it is may end it; else RuleError saying why."""
+        rnd = self.round_of(state)
         if rnd.phase_i == PHASE_S:
             for actor, label in rnd.pending:
                 t = state.tokens.get(actor)
-                if t is not None and t.side == side:
+                if t is not None and t.side == rnd.current_side:
                     raise RuleError(f"{t.name} must sustain or cancel {label} first: an action "
                                     "carried into a new round is sustained or cancelled")
-        self._settle(ctx, rnd.phase_i, rnd.side + 1)
+        return rnd
 
     def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
         rnd = self.round_of(ctx.state)
@@ -662,6 +729,8 @@ class SpeedRank(Ruleset):
         return Odds(success, tuple(sorted(table.items())), drop)
 
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
+        if isinstance(cmd, Act) and cmd.action == "cast":
+            return self.spell_preview(state, cmd, super().preview(state, cmd, version))
         if not isinstance(cmd, Attack):
             return super().preview(state, cmd, version)
         try:
@@ -672,6 +741,49 @@ class SpeedRank(Ruleset):
         note = (f"d20 {nums.to_hit:+d} against AC {nums.ac}; a Glancing Hit (by less than "
                 f"{self.data.attack.glancing_band}) does half damage")
         return Preview(True, odds=chances, notes=(note,))
+
+    def spell_preview(self, state: Encounter, cmd: Act, base: Preview) -> Preview:
+        """A spell's card: its damage dice, the target's save, and the chance it drops.
+
+        The dice are thrown when the spell lands, so the card says so: "No dice decide
+        this" would be wrong for a Magic Missile's 1d4+1.
+        """
+        spell = self.data.spells.get(cmd.detail)
+        if not base.legal or spell is None or not (spell.count or spell.save):
+            return base
+        caster = state.token(cmd.actor)
+        target = state.tokens.get(cmd.target)
+        p_save = 0.0
+        lines = []
+        if spell.count:
+            bonus = f"{spell.bonus:+d}" if spell.bonus else ""
+            lines.append(f"{spell.name}: {spell.count}d{spell.sides}{bonus} damage, rolled "
+                         "when the spell takes effect")
+        if spell.save and target is not None:
+            need = self.data.saves.target(spell.save)
+            save_bonus = self.save_bonus(state, target, caster)
+            p_save = odds.die(self.data.saves.die).chance(
+                lambda r: self.degree(r + save_bonus, need) != "failed")
+            after = "half damage" if spell.save_halves else "no effect"
+            lines.append(f"{target.name}'s {SAVE_NAMES.get(spell.save, spell.save)}: "
+                         f"d{self.data.saves.die} {save_bonus:+d} against {need}; "
+                         f"a made save means {after}")
+        elif spell.save:
+            lines.append(f"each token inside saves ({SAVE_NAMES.get(spell.save, spell.save)}); "
+                         f"a made save means {'half damage' if spell.save_halves else 'no effect'}")
+        else:
+            lines.append("no save: it always takes effect")
+        full = (odds.dice(spell.count, spell.sides) + spell.bonus).map(lambda x: max(0, x)) \
+            if spell.count else odds.Distribution.constant(0)
+        drop = 0.0
+        if target is not None and spell.count:
+            margin = target.hp - self.data.attack.dead_at
+            drop = (1 - p_save) * full.at_least(margin)
+            if spell.save_halves:
+                drop += p_save * full.map(lambda x: x // 2).at_least(margin)
+        damage = full.items() if spell.count else ()
+        return Preview(True, odds=Odds(1 - p_save, damage, drop, lines=tuple(lines)),
+                       notes=base.notes)
 
     # ------------------------------------------------------------------ damage and conditions
 

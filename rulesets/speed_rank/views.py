@@ -53,6 +53,8 @@ class Rules(Protocol):
     def dropped(self, token: Token) -> tuple[str, ...]: ...
     def immobile(self, token: Token) -> str: ...
     def round_of(self, state: Encounter) -> Round: ...
+    def end_check(self, state: Encounter) -> Round: ...
+    def strike_phase(self, rnd: Round, token: Token) -> int: ...
     def move_check(self, state: Encounter, token: Token) -> tuple[Round, float, bool]: ...
     def ready(self, state: Encounter, token: Token, what: str, *, weapon: Weapon | None = None,
               spell: bool = False, cost: Sequence[Cost] = (), moving: bool = False,
@@ -110,7 +112,8 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
 
 
 def timeline(rules: Rules, state: Encounter) -> Timeline | None:
-    """The phases S … F: each combatant's first phase, and this round's actions."""
+    """The phases S … F: each combatant's first phase, its weapon's first strike when that
+    comes later, and this round's actions."""
     if not isinstance(state.schedule, Round):
         return None
     rnd = state.schedule
@@ -125,6 +128,11 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
             note = ("ready (delayed one phase: rolled 1)" if shift > 0 else
                     "ready (moved up one phase: rolled 10)" if shift < 0 else "ready")
             items.append(TimelineItem(t.id, note, first, first))
+            # A slow weapon strikes later than its wielder may act: a greatsword at 3, not 0.
+            strike = rules.strike_phase(rnd, t)
+            if strike > first:
+                w = rules.usable(t)
+                items.append(TimelineItem(t.id, f"{w.name} strikes", strike, strike))
             mine = sorted((a for a in rnd.timeline.actions
                            if a.actor == t.id and a.round == now),
                           key=lambda a: phase_index(a.start))
@@ -191,7 +199,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         out.append(option("pick_up", "Pick up", "none",
                           ready("pick anything up", cost=rules.data.action_costs.pick_up)))
     out.append(option("end_turn", "End the side's turn", "none",
-                      lambda: rules.round_of(state)))
+                      lambda: rules.end_check(state)))
     return out
 
 
