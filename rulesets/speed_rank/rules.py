@@ -539,19 +539,15 @@ class SpeedRank(Ruleset):
                 name = token.side if token else cmd.actor
                 raise RuleError(f"it is {possessive(side)} turn in {self.phase_text(rnd.phase)}, "
                                 f"not {possessive(name)}")
-        self.end_check(state)
-        self._settle(ctx, rnd.phase_i, rnd.side + 1)
-
-    def end_check(self, state: Encounter) -> Round:
-        """The round, if the side whose turn it is may end it; else RuleError saying why."""
-        rnd = self.round_of(state)
         if rnd.phase_i == PHASE_S:
+            # "They must continue to Sprint or else immediately cancel the action": ending
+            # the turn without sustaining it is cancelling it, so End turn is one key.
             for actor, label in rnd.pending:
                 t = state.tokens.get(actor)
-                if t is not None and t.side == rnd.current_side:
-                    raise RuleError(f"{t.name} must sustain or cancel {label} first: an action "
-                                    "carried into a new round is sustained or cancelled")
-        return rnd
+                if t is not None and t.side == side:
+                    self.drop_plan(ctx, actor, label,
+                                   f"{t.name} ends the turn without sustaining it")
+        self._settle(ctx, rnd.phase_i, rnd.side + 1)
 
     def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
         rnd = self.round_of(ctx.state)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Token
-from tests.rulesets.speed_rank.helpers import referee, rules_of, run, to_phase
+from tests.rulesets.speed_rank.helpers import next_round, referee, rules_of, run, to_phase
 
 
 def duel() -> list[Token]:
@@ -107,3 +107,16 @@ def test_magic_missiles_card_names_its_damage_dice(registry: Registry) -> None:
     assert "no save: it always takes effect" in card.odds.lines
     sleep = rules.preview(ref.state, Act("mage", "cast", "bo", "sleep"))
     assert sleep.odds is not None and 0 < sleep.odds.success < 1  # Bo may save
+
+
+def test_ending_the_turn_without_sustaining_cancels_the_carried_action(
+        registry: Registry) -> None:
+    ref = referee(registry, duel())
+    run(ref, StartCombat(), [6, 3])
+    to_phase(ref, "5", "Red")
+    run(ref, Act("ana", "sprint"))  # phases 5, F and on into round 2
+    next_round(ref, [6, 3])
+    assert turns(ref) == ("S", "Red")  # the sprint waits for a decision
+    out = run(ref, EndTurn())
+    assert "Ana's sprint ends: Ana ends the turn without sustaining it" in out
+    assert not ref.state.schedule.plans
