@@ -13,6 +13,7 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import (
     ActionOption,
+    Declared,
     OrderRow,
     PoolView,
     RowState,
@@ -211,3 +212,26 @@ def _probe(token: Token, key: str) -> Any:
     from .round import Plan
 
     return Plan(token.id, key, key)
+
+
+def declared(state: Encounter) -> list[Declared]:
+    """The declarations standing: this phase's until it resolves, and the spells declared
+    in phase 1 until they are cast in phase 5.
+
+    Everyone declares openly at the table ("inside a phase everyone declares"), so
+    every declaration is public: the player view draws them too.
+    """
+    rnd = state.schedule
+    if not isinstance(rnd, Round):
+        return []
+    out: list[Declared] = []
+    seen: set[tuple[str, str]] = set()
+    for plan in (*rnd.plans, *rnd.spells):
+        if (plan.who, plan.label) in seen or plan.who not in state.tokens:
+            continue
+        seen.add((plan.who, plan.label))
+        if plan.key == "move" and plan.path:
+            out.append(Declared(plan.who, plan.label, to=plan.path[-1]))
+        elif plan.target in state.tokens:
+            out.append(Declared(plan.who, plan.label, target=plan.target))
+    return out
