@@ -192,7 +192,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         choices = _choices(rules, "melee")
         out.append(ActionOption("melee", f"Attack ({w.name})", "token", not flee, flee,
                                 _detail(choices), choices))
-        for key, (label, aim, extra, check, _do) in actions.ACTIONS.items():
+        # What applies only now (standing up, picking up, breaking free) comes after the
+        # actions every token has, so those keep their places from token to token.
+        situational = ("stand_up", "pick_up", "break_free")
+        for key, (label, aim, extra, check, _do) in sorted(
+                actions.ACTIONS.items(), key=lambda kv: kv[0] in situational):
             reason = flee if key in actions.AIMED else ""
             if aim == "none" and not reason:
                 try:

@@ -158,11 +158,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         return lambda: rules.ready(state, token, what, **how)
 
     weapon = rules.usable(token)
-    # The GM's open choice (Slip, Close Quarters …) first: any token may carry the answer.
-    open_ = choices.pending(state)
-    out = [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
-           for code, label in choices.options_of(open_[0])] if open_ else []
-    out += [
+    out = [
         option("attack", f"Attack ({weapon.name})", "token",
                ready(f"attack with the {weapon.name}", weapon=weapon,
                      cost=rules.data.action_costs.attack)),
@@ -197,6 +193,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     if rules.dropped(token):
         out.append(option("pick_up", "Pick up", "none",
                           ready("pick anything up", cost=rules.data.action_costs.pick_up)))
+    # The GM's open choice (Slip, Close Quarters …): any token may carry the answer. Last,
+    # so the actions every token has keep their places while a choice is open.
+    open_ = choices.pending(state)
+    out += [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
+            for code, label in choices.options_of(open_[0])] if open_ else []
     out.append(option("end_turn", "End the side's turn", "none",
                       lambda: rules.round_of(state)))
     return out
