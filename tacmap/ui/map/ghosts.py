@@ -101,10 +101,11 @@ class GhostLayer(QGraphicsItem):
             return
         self._key = key
         scene = self.scene()
-        for arrow in self.arrows:
-            arrow.setParentItem(None)
+        for old in self.arrows:
             if scene is not None:
-                scene.removeItem(arrow)
+                scene.removeItem(old)
+            else:
+                old.hide()
         self.arrows = []
         for d in shown:
             arrow = self._arrow(state, d)
