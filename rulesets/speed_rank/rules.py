@@ -54,7 +54,7 @@ from tacmap.engine.words import plural, possessive
 
 from . import bench, events_table, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
-from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round
+from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 
 ACTS = ("sprint", "cast", "sustain", "cancel", "stand", "pick_up", "free_weapon", "break_free")
 #: The whole-number stats the rules read (besides race, weapon, spells, mount and items).
@@ -361,53 +361,23 @@ class SpeedRank(Ruleset):
             while side < len(order):
                 who = order[side]
                 if self._side_can_act(state, rnd, who, at):
-                    self._arrive(ctx, rnd, at, side, self._passing(rnd, skipped))
+                    self._arrive(ctx, rnd, at, side, passing(rnd, skipped))
                     return
                 if self._lands(state, rnd, who, at):
-                    self._arrive(ctx, rnd, at, side, self._passing(rnd, skipped))
+                    self._arrive(ctx, rnd, at, side, passing(rnd, skipped))
                     rnd = self.round_of(state)
                     skipped = [(at, who, True)]
                 else:
                     skipped.append((at, who, False))
                 side += 1
             at, side = at + 1, 0
-        lead = self._passing(rnd, skipped)
+        lead = passing(rnd, skipped)
         if lead and new_round:
             ctx.emit(Said(f"{lead}; round {rnd.timeline.round} ends"))
         if new_round:
             self._begin_round(ctx, rnd)
         else:
             self._arrive(ctx, rnd, PHASE_S, 0, "", nobody=True)
-
-    def _passing(self, rnd: Round, skipped: list[tuple[int, str, bool]]) -> str:
-        """The sides and phases passed over, as words: "phase 2: nothing to do for Red
-        Company; phases 3, 4 pass"."""
-        order = rnd.initiative.order
-        parts: list[str] = []
-        phases = list(dict.fromkeys(at for at, _, _ in skipped))
-        run: list[str] = []
-        for at in phases:
-            here = [(who, landed) for p, who, landed in skipped if p == at]
-            if len(here) == len(order) and not any(landed for _, landed in here):
-                run.append(SPEED_PHASES[at])
-                continue
-            if run:
-                parts.append(self._pass_run(run))
-                run = []
-            for landed in (True, False):
-                names = [who for who, done in here if done == landed]
-                if names:
-                    more = "nothing more" if landed else "nothing"
-                    who = (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1
-                           else names[0])
-                    parts.append(f"phase {SPEED_PHASES[at]}: {more} to do for {who}")
-        if run:
-            parts.append(self._pass_run(run))
-        return "; ".join(parts)
-
-    @staticmethod
-    def _pass_run(run: list[str]) -> str:
-        return f"phases {', '.join(run)} pass" if len(run) > 1 else f"phase {run[0]} passes"
 
     def _arrive(self, ctx: Resolution, rnd: Round, at: int, side: int, lead: str,
                 nobody: bool = False) -> None:
@@ -726,7 +696,8 @@ class SpeedRank(Ruleset):
 
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
         if isinstance(cmd, Act) and cmd.action == "cast":
-            return self.spell_preview(state, cmd, super().preview(state, cmd, version))
+            return multi_phase.spell_card(self, state, cmd,
+                                          super().preview(state, cmd, version))
         if not isinstance(cmd, Attack):
             return super().preview(state, cmd, version)
         try:
@@ -737,49 +708,6 @@ class SpeedRank(Ruleset):
         note = (f"d20 {nums.to_hit:+d} against AC {nums.ac}; a Glancing Hit (by less than "
                 f"{self.data.attack.glancing_band}) does half damage")
         return Preview(True, odds=chances, notes=(note,))
-
-    def spell_preview(self, state: Encounter, cmd: Act, base: Preview) -> Preview:
-        """A spell's card: its damage dice, the target's save, and the chance it drops.
-
-        The dice are thrown when the spell lands, so the card says so: "No dice decide
-        this" would be wrong for a Magic Missile's 1d4+1.
-        """
-        spell = self.data.spells.get(cmd.detail)
-        if not base.legal or spell is None or not (spell.count or spell.save):
-            return base
-        caster = state.token(cmd.actor)
-        target = state.tokens.get(cmd.target)
-        p_save = 0.0
-        lines = []
-        if spell.count:
-            bonus = f"{spell.bonus:+d}" if spell.bonus else ""
-            lines.append(f"{spell.name}: {spell.count}d{spell.sides}{bonus} damage, rolled "
-                         "when the spell takes effect")
-        if spell.save and target is not None:
-            need = self.data.saves.target(spell.save)
-            save_bonus = self.save_bonus(state, target, caster)
-            p_save = odds.die(self.data.saves.die).chance(
-                lambda r: self.degree(r + save_bonus, need) != "failed")
-            after = "half damage" if spell.save_halves else "no effect"
-            lines.append(f"{target.name}'s {SAVE_NAMES.get(spell.save, spell.save)}: "
-                         f"d{self.data.saves.die} {save_bonus:+d} against {need}; "
-                         f"a made save means {after}")
-        elif spell.save:
-            lines.append(f"each token inside saves ({SAVE_NAMES.get(spell.save, spell.save)}); "
-                         f"a made save means {'half damage' if spell.save_halves else 'no effect'}")
-        else:
-            lines.append("no save: it always takes effect")
-        full = (odds.dice(spell.count, spell.sides) + spell.bonus).map(lambda x: max(0, x)) \
-            if spell.count else odds.Distribution.constant(0)
-        drop = 0.0
-        if target is not None and spell.count:
-            margin = target.hp - self.data.attack.dead_at
-            drop = (1 - p_save) * full.at_least(margin)
-            if spell.save_halves:
-                drop += p_save * full.map(lambda x: x // 2).at_least(margin)
-        damage = full.items() if spell.count else ()
-        return Preview(True, odds=Odds(1 - p_save, damage, drop, lines=tuple(lines)),
-                       notes=base.notes)
 
     # ------------------------------------------------------------------ damage and conditions
 
