@@ -131,7 +131,7 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
             strike = rules.strike_phase(rnd, t)
             if strike > first:
                 w = rules.usable(t)
-                items.append(TimelineItem(t.id, f"{w.name} strikes", strike, strike))
+                items.append(TimelineItem(t.id, f"⚔ {w.name}", strike, strike))
             mine = sorted((a for a in rnd.timeline.actions
                            if a.actor == t.id and a.round == now),
                           key=lambda a: phase_index(a.start))

@@ -181,11 +181,11 @@ def test_the_timeline_panel(registry: Registry) -> None:
     assert by_actor == [
         ("blue", "ready (moved up one phase: rolled 10)", "-1", "-1"),
         # The greatsword (speed 3) strikes two phases after its wielder may first act.
-        ("blue", "greatsword strikes", "2", "2"),
+        ("blue", "⚔ greatsword", "2", "2"),
         ("mage", "ready", "-2", "-2"),
         ("mage", "Fireball", "S", "3"),
         ("hero", "ready", "-1", "-1"),
-        ("hero", "spear strikes", "0", "0"),
+        ("hero", "⚔ spear", "0", "0"),
         ("red", "ready (delayed one phase: rolled 1)", "1", "1"),
     ]
     order = rules.turn_order(ref.state)

@@ -90,7 +90,7 @@ def test_the_timeline_marks_when_a_slow_weapon_first_strikes(registry: Registry)
     run(ref, StartCombat(), [6, 3])
     view = rules_of(registry).timeline(ref.state)
     gus = [(i.label, i.start) for i in view.items if i.actor == "gus"]
-    assert gus == [("ready", 4), ("greatsword strikes", 7)]  # phase 0, then phase 3
+    assert gus == [("ready", 4), ("⚔ greatsword", 7)]  # phase 0, then phase 3
     to_phase(ref, "3", "Blue")  # Blue holds phase 3 for Gus's first swing
 
 
