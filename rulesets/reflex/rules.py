@@ -633,8 +633,8 @@ class Reflex(Ruleset):
         return views.dice_pools(self, state)
 
     def declared(self, state: Encounter) -> list[Declared]:
-        """Declarations aimed at a token whose actor has not acted yet: spoken at the
-        table, lowest RFX first, so the player view shows them too."""
+        """Declarations aimed at a token, each until its actor's turn in the action phase
+        ends: spoken at the table, lowest RFX first, so the player view shows them too."""
         rnd = state.schedule
         if not isinstance(rnd, Round):
             return []

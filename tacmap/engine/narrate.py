@@ -182,7 +182,7 @@ def declaration(state: Encounter, command: Command, events: Iterable[Event]) -> 
         return f"{lead} a move to {_cell(command.path[-1])}"
     if isinstance(command, Attack):
         return f"{lead} an attack on {names.of(command.target)}"
-    return f"{lead} {label}" if label else lead
+    return f"{lead}: {label}" if label else lead
 
 
 def line(state: Encounter, event: Event) -> str:
