@@ -350,10 +350,10 @@ def spell_card(rules: Rules, state: Encounter, cmd: Act, base: Preview) -> Previ
                      f"d{rules.data.saves.die} {save_bonus:+d} against {need}; "
                      f"a made save means {after}")
     elif spell.save:
-        lines.append(f"each token inside saves ({SAVE_NAMES.get(spell.save, spell.save)}); "
+        lines.append(f"Each token inside saves ({SAVE_NAMES.get(spell.save, spell.save)}); "
                      f"a made save means {'half damage' if spell.save_halves else 'no effect'}")
     else:
-        lines.append("no save: it always takes effect")
+        lines.append("No save: it always takes effect")
     full = (odds.dice(spell.count, spell.sides) + spell.bonus).map(lambda x: max(0, x)) \
         if spell.count else odds.Distribution.constant(0)
     drop = 0.0

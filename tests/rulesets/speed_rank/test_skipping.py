@@ -104,7 +104,7 @@ def test_magic_missiles_card_names_its_damage_dice(registry: Registry) -> None:
     assert card.odds.success == 1.0
     assert [d for d, _ in card.odds.damage] == [2, 3, 4, 5]  # 1d4+1
     assert "Magic Missile: 1d4+1 damage, rolled when the spell takes effect" in card.odds.lines
-    assert "no save: it always takes effect" in card.odds.lines
+    assert "No save: it always takes effect" in card.odds.lines
     sleep = rules.preview(ref.state, Act("mage", "cast", "bo", "sleep"))
     assert sleep.odds is not None and 0 < sleep.odds.success < 1  # Bo may save
 
