@@ -120,3 +120,14 @@ def test_ending_the_turn_without_sustaining_cancels_the_carried_action(
     out = run(ref, EndTurn())
     assert "Ana's sprint ends: Ana ends the turn without sustaining it" in out
     assert not ref.state.schedule.plans
+
+
+def test_a_lone_move_is_still_offered_in_its_sides_turn(registry: Registry) -> None:
+    ref = referee(registry, duel())
+    run(ref, StartCombat(), [6, 3])
+    run(ref, Attack("ana", "bo"), [1])  # Ana's standard action is spent; her move is not
+    rules = rules_of(registry)
+    rows = {r.id: r for r in rules.turn_order(ref.state).rows}
+    assert rows["ana"].state == "acting"
+    move = next(o for o in rules.actions_for(ref.state, "ana") if o.key == "move")
+    assert move.enabled
