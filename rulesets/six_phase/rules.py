@@ -415,8 +415,10 @@ class SixPhase(Ruleset):
             raise RuleError(why)
         self.validate(state, plan)
         key = "moved" if plan.key == "move" else "acted"
+        # The log's next line tells the declaration; this one tells what is now used up.
+        what = "move" if key == "moved" else "action"
         ctx.emit(ValueChanged(token.id, key, token.values.get(key), state.round,
-                              f"declares: {plan.label}"))
+                              f"its {what} for round {state.round} is declared"))
         if plan.key == "cast":
             rnd = replace(rnd, phases=rnd.phases.declare(plan.who, plan.label),
                           plans=(*rnd.plans, plan), spells=(*rnd.spells, plan))
