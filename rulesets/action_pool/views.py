@@ -7,6 +7,7 @@ itself over as ``Rules``, the little this module asks of the rules.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from tacmap.engine.schedule import OrderedTurns
@@ -98,28 +99,36 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     metres = rules.metres_per_action(token)
     opts = [option("attack", f"Attack ({weapon.name})", "token", rules.data.costs.attack),
             option("move", f"Move ({metres:g} m an action)", "cell")]
-    for a in rules.abilities_of(token, "action"):
-        opts.append(option(a.key, a.name, "token", a.actions))
     opts += [option("prepare:dodge", "Prepare: dodge their attack", "token",
                     rules.data.costs.prepare)]
     for trigger, words in rules.triggers.items():
         opts.append(option(f"prepare:attack:{trigger}",
                            f"Prepare: attack when the target {words}",
                            "token", rules.data.costs.prepare))
+    # The seed names no skill list, so the GM says which skill and what for before the
+    # action is spent (issue 22: one click used to spend it and ask for nothing).
+    ask = (f"Which skill does {token.name} use, and what for? "
+           "(for example \"Athletics: climb the wall\")")
+    opts.append(replace(option("skill", "Use a skill…", cost=rules.data.costs.skill),
+                        prompt=ask))
+    # "some kind of test, as determined by the GR": a skill tested at a DT.
+    opts += [replace(option(f"skill:{dt}", f"Skill test (DT {dt})…",
+                            cost=rules.data.costs.skill), prompt=ask)
+             for dt in rules.data.skill.test_dts]
+    opts += [
+             option("generic", "Quick action (under 5 s)", cost=rules.data.costs.generic),
+             option("long_action", "Long action (whole turn)",
+                    cost=turns.actions_per_turn)]
+    # What only this token has (its class's abilities, its other weapons) comes after what
+    # every token has, so those buttons keep their places from token to token.
+    for a in rules.abilities_of(token, "action"):
+        opts.append(option(a.key, a.name, "token", a.actions))
     carried = token.stats.get("weapons")
     if isinstance(carried, tuple):
         for w in carried:
             if w != weapon.key and w in rules.data.weapons:
                 opts.append(option(f"wield:{w}", f"Wield {rules.data.weapons[w].name}",
                                    cost=rules.data.costs.wield))
-    opts.append(option("skill", "Use a skill", cost=rules.data.costs.skill))
-    # "some kind of test, as determined by the GR": a skill tested at a DT.
-    opts += [option(f"skill:{dt}", f"Skill test (DT {dt})", cost=rules.data.costs.skill)
-             for dt in rules.data.skill.test_dts]
-    opts += [
-             option("generic", "Quick action (under 5 s)", cost=rules.data.costs.generic),
-             option("long_action", "Long action (whole turn)",
-                    cost=turns.actions_per_turn)]
     opts.append(ActionOption("end_turn", "End turn", "none", enabled=not reason,
                              reason=reason))
     return opts

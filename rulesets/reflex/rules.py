@@ -37,7 +37,14 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import DeclareThenAct
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
+from tacmap.engine.views import (
+    ActionOption,
+    Declared,
+    PoolView,
+    Preview,
+    Timeline,
+    TurnOrder,
+)
 from tacmap.engine.words import faces, plural
 
 from . import bench, strike, views
@@ -624,6 +631,17 @@ class Reflex(Ruleset):
 
     def dice_pools(self, state: Encounter) -> list[PoolView]:
         return views.dice_pools(self, state)
+
+    def declared(self, state: Encounter) -> list[Declared]:
+        """Declarations aimed at a token, each until its actor's turn in the action phase
+        ends: spoken at the table, lowest RFX first, so the player view shows them too."""
+        rnd = state.schedule
+        if not isinstance(rnd, Round):
+            return []
+        return [Declared(p.actor, p.words or p.action, target=p.target)
+                for p in rnd.plans
+                if p.target in state.tokens and p.actor in state.tokens
+                and p.actor not in rnd.order.acted]
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
         return views.actions_for(self, state, actor)

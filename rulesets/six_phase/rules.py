@@ -35,7 +35,15 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import FixedPhases
 from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Timeline, TurnOrder
+from tacmap.engine.views import (
+    ActionOption,
+    Declared,
+    Odds,
+    PoolView,
+    Preview,
+    Timeline,
+    TurnOrder,
+)
 
 from . import actions, attacks, bench, views
 from .data import DECLARE_SPELLS, MELEE, MORALE, MOVEMENT, RANGED, SPELLS, Data, Weapon
@@ -407,8 +415,10 @@ class SixPhase(Ruleset):
             raise RuleError(why)
         self.validate(state, plan)
         key = "moved" if plan.key == "move" else "acted"
+        # The log's next line tells the declaration; this one tells what is now used up.
+        what = "move" if key == "moved" else "action"
         ctx.emit(ValueChanged(token.id, key, token.values.get(key), state.round,
-                              f"declares: {plan.label}"))
+                              f"its {what} for round {state.round} is declared"))
         if plan.key == "cast":
             rnd = replace(rnd, phases=rnd.phases.declare(plan.who, plan.label),
                           plans=(*rnd.plans, plan), spells=(*rnd.spells, plan))
@@ -436,8 +446,8 @@ class SixPhase(Ruleset):
             what = {"melee": "attack", "shoot": "shoot", "cast": "cast"}[cmd.action]
             bits = [b for b in attacks.split_detail(cmd.detail, 3) if b]
             if cmd.action == "cast" and bits and bits[0] in self.data.spells:
-                # "cast Firebolt at Gruk", not "cast Gruk (Firebolt …)": the spell is cast.
-                what, bits = f"cast {self.data.spells[bits[0]].name} at", bits[1:]
+                # "cast Firebolt at Gruk", not "cast Gruk (Firebolt …)".
+                what = f"cast {self.data.spells[bits.pop(0)].name} at"
             more = f" ({', '.join(bits)})" if bits else ""
             return Plan(token.id, cmd.action, f"{what} {tname}{more}", cmd.target, cmd.detail)
         if cmd.action in actions.ACTIONS:
@@ -712,6 +722,9 @@ class SixPhase(Ruleset):
 
     def dice_pools(self, state: Encounter) -> list[PoolView]:
         return views.dice_pools(self, state)
+
+    def declared(self, state: Encounter) -> list[Declared]:
+        return views.declared(state)
 
     def bench(self) -> list[BenchFigure]:
         """Figures for ``tacmap bench``: one attack executed, one attack's odds."""

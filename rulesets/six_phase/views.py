@@ -13,6 +13,7 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import (
     ActionOption,
+    Declared,
     OrderRow,
     PoolView,
     RowState,
@@ -191,7 +192,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         choices = _choices(rules, "melee")
         out.append(ActionOption("melee", f"Attack ({w.name})", "token", not flee, flee,
                                 _detail(choices), choices))
-        for key, (label, aim, extra, check, _do) in actions.ACTIONS.items():
+        # What applies only now (standing up, picking up, breaking free) comes after the
+        # actions every token has, so those keep their places from token to token.
+        situational = ("stand_up", "pick_up", "break_free")
+        for key, (label, aim, extra, check, _do) in sorted(
+                actions.ACTIONS.items(), key=lambda kv: kv[0] in situational):
             reason = flee if key in actions.AIMED else ""
             if aim == "none" and not reason:
                 try:
@@ -211,3 +216,26 @@ def _probe(token: Token, key: str) -> Any:
     from .round import Plan
 
     return Plan(token.id, key, key)
+
+
+def declared(state: Encounter) -> list[Declared]:
+    """The declarations standing: this phase's until it resolves, and the spells declared
+    in phase 1 until they are cast in phase 5.
+
+    Everyone declares openly at the table ("inside a phase everyone declares"), so
+    every declaration is public: the player view draws them too.
+    """
+    rnd = state.schedule
+    if not isinstance(rnd, Round):
+        return []
+    out: list[Declared] = []
+    seen: set[tuple[str, str]] = set()
+    for plan in (*rnd.plans, *rnd.spells):
+        if (plan.who, plan.label) in seen or plan.who not in state.tokens:
+            continue
+        seen.add((plan.who, plan.label))
+        if plan.key == "move" and plan.path:
+            out.append(Declared(plan.who, plan.label, to=plan.path[-1]))
+        elif plan.target in state.tokens:
+            out.append(Declared(plan.who, plan.label, target=plan.target))
+    return out

@@ -16,7 +16,7 @@ from typing import Protocol
 from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
-from tacmap.engine import grid
+from tacmap.engine import grid, odds
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import Said, ValueChanged
@@ -26,8 +26,9 @@ from tacmap.engine.ruleset import Resolution
 from tacmap.engine.schedule import TimedAction
 from tacmap.engine.state import Encounter, Placed, Template, Token
 from tacmap.engine.templates import describe, placement, removal, tokens_inside
+from tacmap.engine.views import Odds, Preview
 
-from .data import ActionCosts, Cost, Data, SaveKind, Spell, Weapon
+from .data import SAVE_NAMES, ActionCosts, Cost, Data, SaveKind, Spell, Weapon
 from .round import PHASE_FAST, PHASE_S, AttackMark, Plan, Round
 
 
@@ -63,6 +64,8 @@ class Rules(Protocol):
              against: Token | None = None) -> str: ...
     def hurt(self, ctx: Resolution, target: Token, amount: int, why: str) -> None: ...
     def condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None: ...
+    def save_bonus(self, state: Encounter, token: Token, against: Token | None = None) -> int: ...
+    def degree(self, total: int, target: int) -> str: ...
 
 
 def spans(rnd: Round, token: Token, label: str) -> str:
@@ -318,3 +321,47 @@ def hit(rules: Rules, ctx: Resolution, caster: Token, spell: Spell,
 ACTIONS: dict[str, Callable[[Rules, Resolution, Token, Act], None]] = {
     "sprint": sprint, "cast": cast, "sustain": sustain, "cancel": cancel,
 }
+
+
+def spell_card(rules: Rules, state: Encounter, cmd: Act, base: Preview) -> Preview:
+    """A spell's card: its damage dice, the target's save, and the chance it drops.
+
+    The dice are thrown when the spell lands, so the card says so: "No dice decide
+    this" would be wrong for a Magic Missile's 1d4+1.
+    """
+    spell = rules.data.spells.get(cmd.detail)
+    if not base.legal or spell is None or not (spell.count or spell.save):
+        return base
+    caster = state.token(cmd.actor)
+    target = state.tokens.get(cmd.target)
+    p_save = 0.0
+    lines = []
+    if spell.count:
+        bonus = f"{spell.bonus:+d}" if spell.bonus else ""
+        lines.append(f"{spell.name}: {spell.count}d{spell.sides}{bonus} damage, rolled "
+                     "when the spell takes effect")
+    if spell.save and target is not None:
+        need = rules.data.saves.target(spell.save)
+        save_bonus = rules.save_bonus(state, target, caster)
+        p_save = odds.die(rules.data.saves.die).chance(
+            lambda r: rules.degree(r + save_bonus, need) != "failed")
+        after = "half damage" if spell.save_halves else "no effect"
+        lines.append(f"{target.name}'s {SAVE_NAMES.get(spell.save, spell.save)}: "
+                     f"d{rules.data.saves.die} {save_bonus:+d} against {need}; "
+                     f"a made save means {after}")
+    elif spell.save:
+        lines.append(f"Each token inside saves ({SAVE_NAMES.get(spell.save, spell.save)}); "
+                     f"a made save means {'half damage' if spell.save_halves else 'no effect'}")
+    else:
+        lines.append("No save: it always takes effect")
+    full = (odds.dice(spell.count, spell.sides) + spell.bonus).map(lambda x: max(0, x)) \
+        if spell.count else odds.Distribution.constant(0)
+    drop = 0.0
+    if target is not None and spell.count:
+        margin = target.hp - rules.data.attack.dead_at
+        drop = (1 - p_save) * full.at_least(margin)
+        if spell.save_halves:
+            drop += p_save * full.map(lambda x: x // 2).at_least(margin)
+    damage = full.items() if spell.count else ()
+    return Preview(True, odds=Odds(1 - p_save, damage, drop, lines=tuple(lines)),
+                   notes=base.notes)

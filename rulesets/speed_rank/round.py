@@ -91,3 +91,37 @@ class Round(Schedule, frozen=True, tag="speed_rank_round"):
             if p.actor == actor and p.label == label:
                 return p
         return None
+
+
+def passing(rnd: Round, skipped: list[tuple[int, str, bool]]) -> str:
+    """The sides and phases End turn passed over, as words: "phase 2: nothing to do for
+    Red Company; phases 3, 4 pass".
+
+    ``skipped`` holds (phase index, side, whether its spell had just landed), in order.
+    """
+    order = rnd.initiative.order
+    parts: list[str] = []
+    phases = list(dict.fromkeys(at for at, _, _ in skipped))
+    run: list[str] = []
+    for at in phases:
+        here = [(who, landed) for p, who, landed in skipped if p == at]
+        if len(here) == len(order) and not any(landed for _, landed in here):
+            run.append(SPEED_PHASES[at])
+            continue
+        if run:
+            parts.append(_pass_run(run))
+            run = []
+        for landed in (True, False):
+            names = [who for who, done in here if done == landed]
+            if names:
+                more = "nothing more" if landed else "nothing"
+                who = (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1
+                       else names[0])
+                parts.append(f"phase {SPEED_PHASES[at]}: {more} to do for {who}")
+    if run:
+        parts.append(_pass_run(run))
+    return "; ".join(parts)
+
+
+def _pass_run(run: list[str]) -> str:
+    return f"phases {', '.join(run)} pass" if len(run) > 1 else f"phase {run[0]} passes"

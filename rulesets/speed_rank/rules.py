@@ -54,7 +54,7 @@ from tacmap.engine.words import plural, possessive
 
 from . import bench, events_table, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
-from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round
+from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 
 ACTS = ("sprint", "cast", "sustain", "cancel", "stand", "pick_up", "free_weapon", "break_free")
 #: The whole-number stats the rules read (besides race, weapon, spells, mount and items).
@@ -299,29 +299,47 @@ class SpeedRank(Ruleset):
         return [t for t in state.tokens.values() if t.side == side]
 
     def can_act(self, state: Encounter, rnd: Round, token: Token, at: int) -> bool:
-        """Whether the token has anything to do in phase ``at``: the side gets a turn there."""
+        """Whether the token holds phase ``at`` for its side: something it is ready to do there.
+
+        Its first phase, its weapon's first strike and after (while the standard action is
+        left), a spell to start, a sprint to run or a carried action to decide on hold a
+        phase. A lone move action left does not: it rides along in any turn the side takes.
+        A spell landing is resolved as the turn passes and holds nothing by itself.
+        """
         if not token.alive or self.helpless(token):
             return False
         mine = [a for a in rnd.timeline.spanning(SPEED_PHASES[at])
                 if a.actor == token.id and rnd.plan(a.actor, a.label) is not None]
         if mine:
-            for a in mine:
-                plan = rnd.plan(a.actor, a.label)
-                assert plan is not None
-                ends = phase_index(a.end) == at and self.final_piece(rnd, a)
-                if plan.kind == "sprint" or ends:
-                    return True
-            return False
-        std, mov = self.actions_left(rnd, token.id)
+            return any(getattr(rnd.plan(a.actor, a.label), "kind", "") == "sprint"
+                       for a in mine)
+        std, _ = self.actions_left(rnd, token.id)
         casts = bool(self.known_spells(token)) and std > 0
         if at == PHASE_S:
             return any(p[0] == token.id for p in rnd.pending) or casts
         if casts:
             return True
-        return (std > 0 or mov > 0) and at >= phase_index(self.earliest_phase(rnd, token))
+        if std <= 0:
+            return False
+        first = phase_index(self.earliest_phase(rnd, token))
+        return at == first or at >= self.strike_phase(rnd, token)
+
+    def strike_phase(self, rnd: Round, token: Token) -> int:
+        """Index of the first phase the token's usable weapon may strike in this round."""
+        return phase_index(self.earliest_phase(rnd, token, self.usable(token)))
 
     def _side_can_act(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
         return any(self.can_act(state, rnd, t, at) for t in self.members(state, side))
+
+    def _lands(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
+        """Whether a spell of ``side`` takes effect in phase ``at``."""
+        for a in rnd.timeline.ending_at(SPEED_PHASES[at]):
+            plan = rnd.plan(a.actor, a.label)
+            caster = state.tokens.get(a.actor)
+            if (plan is not None and plan.kind == "spell" and caster is not None
+                    and caster.side == side and self.final_piece(rnd, a)):
+                return True
+        return False
 
     def set_round(self, ctx: Resolution, new: Round, note: str) -> Round:
         """Replace the round, with ``note`` for the log."""
@@ -329,37 +347,50 @@ class SpeedRank(Ruleset):
         return new
 
     def _settle(self, ctx: Resolution, at: int, side: int, new_round: bool = True) -> None:
-        """Move the turn to the first (phase, side) from here on where someone can act."""
+        """Move the turn to the first (phase, side) from here on where someone can act.
+
+        Every side passed over is named in the log: "phase 2: nothing to do for Red
+        Company", "phases 5, F pass". A spell landing for a side with nothing else to do
+        takes effect on the way.
+        """
         state = ctx.state
         rnd = self.round_of(state)
         order = rnd.initiative.order
-        # Phases nobody could act in are named in the note, so the log shows them pass.
-        first_empty = at if side == 0 else at + 1
+        skipped: list[tuple[int, str, bool]] = []  # (phase, side, after its spell landed)
         while at <= PHASE_F:
             while side < len(order):
-                if self._side_can_act(state, rnd, order[side], at):
-                    self._arrive(ctx, rnd, at, side, list(SPEED_PHASES[first_empty:at]))
+                who = order[side]
+                if self._side_can_act(state, rnd, who, at):
+                    self._arrive(ctx, rnd, at, side, passing(rnd, skipped))
                     return
+                if self._lands(state, rnd, who, at):
+                    self._arrive(ctx, rnd, at, side, passing(rnd, skipped))
+                    rnd = self.round_of(state)
+                    skipped = [(at, who, True)]
+                else:
+                    skipped.append((at, who, False))
                 side += 1
             at, side = at + 1, 0
+        lead = passing(rnd, skipped)
+        if lead and new_round:
+            ctx.emit(Said(f"{lead}; round {rnd.timeline.round} ends"))
         if new_round:
             self._begin_round(ctx, rnd)
         else:
-            self._arrive(ctx, rnd, PHASE_S, 0, [], nobody=True)
+            self._arrive(ctx, rnd, PHASE_S, 0, "", nobody=True)
 
-    def _arrive(self, ctx: Resolution, rnd: Round, at: int, side: int, passed: list[str],
+    def _arrive(self, ctx: Resolution, rnd: Round, at: int, side: int, lead: str,
                 nobody: bool = False) -> None:
         label = SPEED_PHASES[at]
         same_phase = at == rnd.phase_i
         new = replace(rnd, timeline=replace(rnd.timeline, current=label), side=side,
                       sprinted=rnd.sprinted if same_phase else ())
         who = rnd.initiative.order[side]
-        lead = (f"phases {', '.join(passed)} pass; " if len(passed) > 1 else
-                f"phase {passed[0]} passes; " if passed else "")
         if nobody:
             note = f"nobody can act this round; {self.phase_text(label)}: {possessive(who)} turn"
         else:
-            note = f"{lead}{self.phase_text(label)}: {possessive(who)} turn"
+            note = f"{lead}; " if lead else ""
+            note += f"{self.phase_text(label)}: {possessive(who)} turn"
         self.set_round(ctx, new, note)
         multi_phase.due_spells(self, ctx)
 
@@ -479,11 +510,13 @@ class SpeedRank(Ruleset):
                 raise RuleError(f"it is {possessive(side)} turn in {self.phase_text(rnd.phase)}, "
                                 f"not {possessive(name)}")
         if rnd.phase_i == PHASE_S:
+            # "They must continue to Sprint or else immediately cancel the action": ending
+            # the turn without sustaining it is cancelling it, so End turn is one key.
             for actor, label in rnd.pending:
                 t = state.tokens.get(actor)
                 if t is not None and t.side == side:
-                    raise RuleError(f"{t.name} must sustain or cancel {label} first: an action "
-                                    "carried into a new round is sustained or cancelled")
+                    self.drop_plan(ctx, actor, label,
+                                   f"{t.name} ends the turn without sustaining it")
         self._settle(ctx, rnd.phase_i, rnd.side + 1)
 
     def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
@@ -662,6 +695,9 @@ class SpeedRank(Ruleset):
         return Odds(success, tuple(sorted(table.items())), drop)
 
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
+        if isinstance(cmd, Act) and cmd.action == "cast":
+            return multi_phase.spell_card(self, state, cmd,
+                                          super().preview(state, cmd, version))
         if not isinstance(cmd, Attack):
             return super().preview(state, cmd, version)
         try:

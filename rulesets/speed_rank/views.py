@@ -52,7 +52,9 @@ class Rules(Protocol):
     def known_spells(self, token: Token) -> list[str]: ...
     def dropped(self, token: Token) -> tuple[str, ...]: ...
     def immobile(self, token: Token) -> str: ...
+    def helpless(self, token: Token) -> str: ...
     def round_of(self, state: Encounter) -> Round: ...
+    def strike_phase(self, rnd: Round, token: Token) -> int: ...
     def move_check(self, state: Encounter, token: Token) -> tuple[Round, float, bool]: ...
     def ready(self, state: Encounter, token: Token, what: str, *, weapon: Weapon | None = None,
               spell: bool = False, cost: Sequence[Cost] = (), moving: bool = False,
@@ -102,7 +104,10 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
         status = "declared"
     elif rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
         status = "done"
-    elif side_state == "acting" and rules.can_act(state, rnd, t, rnd.phase_i):
+    elif side_state == "acting" and (
+            rules.can_act(state, rnd, t, rnd.phase_i)
+            # A lone move action holds no phase, but is the token's to use in its side's turn.
+            or (not rules.helpless(t) and rnd.phase_i >= phase_index(first))):
         status = "acting"
     else:
         status = "waiting"
@@ -110,7 +115,8 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
 
 
 def timeline(rules: Rules, state: Encounter) -> Timeline | None:
-    """The phases S … F: each combatant's first phase, and this round's actions."""
+    """The phases S … F: each combatant's first phase, its weapon's first strike when that
+    comes later, and this round's actions."""
     if not isinstance(state.schedule, Round):
         return None
     rnd = state.schedule
@@ -125,6 +131,11 @@ def timeline(rules: Rules, state: Encounter) -> Timeline | None:
             note = ("ready (delayed one phase: rolled 1)" if shift > 0 else
                     "ready (moved up one phase: rolled 10)" if shift < 0 else "ready")
             items.append(TimelineItem(t.id, note, first, first))
+            # A slow weapon strikes later than its wielder may act: a greatsword at 3, not 0.
+            strike = rules.strike_phase(rnd, t)
+            if strike > first:
+                w = rules.usable(t)
+                items.append(TimelineItem(t.id, f"⚔ {w.name}", strike, strike))
             mine = sorted((a for a in rnd.timeline.actions
                            if a.actor == t.id and a.round == now),
                           key=lambda a: phase_index(a.start))
@@ -151,11 +162,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         return lambda: rules.ready(state, token, what, **how)
 
     weapon = rules.usable(token)
-    # The GM's open choice (Slip, Close Quarters …) first: any token may carry the answer.
-    open_ = choices.pending(state)
-    out = [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
-           for code, label in choices.options_of(open_[0])] if open_ else []
-    out += [
+    out = [
         option("attack", f"Attack ({weapon.name})", "token",
                ready(f"attack with the {weapon.name}", weapon=weapon,
                      cost=rules.data.action_costs.attack)),
@@ -190,6 +197,11 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     if rules.dropped(token):
         out.append(option("pick_up", "Pick up", "none",
                           ready("pick anything up", cost=rules.data.action_costs.pick_up)))
+    # The GM's open choice (Slip, Close Quarters …): any token may carry the answer. Last,
+    # so the actions every token has keep their places while a choice is open.
+    open_ = choices.pending(state)
+    out += [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
+            for code, label in choices.options_of(open_[0])] if open_ else []
     out.append(option("end_turn", "End the side's turn", "none",
                       lambda: rules.round_of(state)))
     return out

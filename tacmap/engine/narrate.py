@@ -57,6 +57,7 @@ from tacmap.engine.commands import (
     StartCombat,
 )
 from tacmap.engine.events import (
+    DataChanged,
     Event,
     GmRolled,
     HpChanged,
@@ -65,6 +66,7 @@ from tacmap.engine.events import (
     TemplateRemoved,
     TokenEdited,
     TokenRemoved,
+    ValueChanged,
     door_name,
 )
 from tacmap.engine.state import Cell, Encounter, Template
@@ -84,6 +86,9 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
     names = _Names(state, events)
     n = names.of
     c = command
+    declared = declaration(state, c, events)
+    if declared:
+        return declared
     if isinstance(c, Move):
         text = f"{n(c.actor)} moves to {_cell(c.path[-1])}" if c.path else f"{n(c.actor)} moves"
         if len(c.path) > 1:
@@ -183,6 +188,75 @@ def _listed(names: list[str]) -> str:
     if len(names) > 5:
         return f"{', '.join(names[:3])} and {len(names) - 3} more"
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def declaration(state: Encounter, command: Command, events: Iterable[Event]) -> str:
+    """``command`` worded as a declaration when its events say it was only declared
+    (a ruleset's "X declares: …" note), else ``""``.
+
+    Six Phases and Reflex announce an action first and resolve it later, so
+    "Regdar moves to (10, 6)" would tell the GM of a move that has not happened:
+    this says "Regdar declares a move to (10, 6)".
+    """
+    events = tuple(events)
+    if not isinstance(command, Move | Attack | Act):
+        return ""
+    names = _Names(state, events)
+    name = names.of(command.actor)
+    lead = f"{name} declares"
+    label = ""
+    for ev in events:
+        note = ev.note if isinstance(ev, ScheduleChanged) else \
+            ev.message if isinstance(ev, Said) else ""
+        if note.startswith(f"{lead}:"):
+            label = note[len(lead) + 1:].split(";")[0].strip()
+            break
+    else:
+        return ""
+    if isinstance(command, Move) and command.path:
+        return f"{lead} a move to {_cell(command.path[-1])}"
+    if isinstance(command, Attack):
+        return f"{lead} an attack on {names.of(command.target)}"
+    return f"{lead}: {label}" if label else lead
+
+
+def line(state: Encounter, event: Event) -> str:
+    """One event as a sentence for the log.
+
+    A ruleset's tracked value (``ValueChanged``) is told by its note ("Mira: Fireball
+    used from memory"), never as a raw ``key: old → new`` dump; every other event
+    already tells itself.
+    """
+    if isinstance(event, ValueChanged):
+        return _value_line(_Names(state, ()).of(event.token), event.key, event.new,
+                           event.note)
+    if isinstance(event, DataChanged):
+        return _value_line("The encounter", event.key, event.new, "")
+    return event.text(state)
+
+
+def _value_line(name: str, key: str, new: object, note: str) -> str:
+    if note:
+        # "declares: …" already reads after a name; anything else is the reason.
+        return f"{name} {note}" if note.startswith("declares") else f"{name}: {note}"
+    what = _words(key)
+    if new is None or new is False:
+        return f"{name} is no longer {what}" if new is False else \
+            f"{_possessive(name)} {what} is cleared"
+    if new is True:
+        return f"{name} is now {what}"
+    return f"{_possessive(name)} {what} is now {_spoken(new)}"
+
+
+def _spoken(value: object) -> str:
+    """A value in words: lists joined with commas, keys with spaces, no brackets."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple | list):
+        return ", ".join(_spoken(v) for v in value) or "nothing"
+    if isinstance(value, dict):
+        return ", ".join(f"{_words(str(k))} {_spoken(v)}" for k, v in value.items()) or "nothing"
+    return _words(str(value)) if isinstance(value, str) else str(value)
 
 
 @dataclass(frozen=True)

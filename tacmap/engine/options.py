@@ -68,3 +68,21 @@ def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None
     if selected is not None and any(t.id == selected for t in members):
         return selected
     return members[0].id if members else None
+
+
+def stable_order(options: Sequence[ActionOption]) -> list[ActionOption]:
+    """``options`` in the order the Actions panel lists them, the same for every token.
+
+    Attacks first, then moving, then the ruleset's other actions in the ruleset's
+    order, and ending the turn last: a button the GM clicked for one token is in
+    the same place for the next (issue 22). A ruleset keeps its token-specific
+    actions (abilities, spells, a GM choice) after the ones every token has.
+    """
+    def group(o: ActionOption) -> int:
+        if o.key == "end_turn":
+            return 3
+        if o.key == "attack" or o.label.startswith("Attack"):
+            return 0
+        return 1 if o.key == "move" else 2
+
+    return sorted(options, key=group)  # sorted() is stable: the ruleset's order within

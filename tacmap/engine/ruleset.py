@@ -35,7 +35,14 @@ from tacmap.engine.movement import MovePlan, Space, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
 from tacmap.engine.units import METRES, UNITS, Units, register
-from tacmap.engine.views import ActionOption, PoolView, Preview, Timeline, TurnOrder
+from tacmap.engine.views import (
+    ActionOption,
+    Declared,
+    PoolView,
+    Preview,
+    Timeline,
+    TurnOrder,
+)
 
 API_VERSION = 1
 ENV_VAR = "TACMAP_RULESETS"
@@ -327,6 +334,11 @@ class Ruleset:
 
     def dice_pools(self, state: Encounter) -> list[PoolView]:
         """Each token's dice pool, for rulesets that have them."""
+        return []
+
+    def declared(self, state: Encounter) -> list[Declared]:
+        """Actions announced and not yet resolved, for the map's ghost arrows (none by
+        default: a ruleset that resolves each action at once declares nothing)."""
         return []
 
     def status_lines(self, state: Encounter, token: Token) -> tuple[str, ...]:

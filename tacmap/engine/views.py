@@ -224,3 +224,24 @@ class Preview:
     """Chances for an attack."""
     notes: tuple[str, ...] = field(default=())
     """Other things the GM should know (``"provokes a Dexterity check"``)."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """An action announced and not yet resolved, which the map draws as a ghost arrow.
+
+    A ruleset that declares before it resolves (six_phase, reflex) lists these;
+    the map draws a dashed arrow from the actor to ``to`` (a move) or to the
+    ``target`` token (an attack, a spell …) until the declaration resolves.
+    """
+
+    actor: str
+    """Token id of who declared it."""
+    label: str
+    """The declaration in words (``"move to (10,6)"``), for the arrow's tooltip."""
+    to: Cell | None = None
+    """Where a declared move ends; None for an action aimed at a token or at nothing."""
+    target: str = ""
+    """Token id the action is aimed at (``""``: none)."""
+    public: bool = True
+    """Declared openly at the table, so the player view shows it too."""

@@ -81,6 +81,7 @@ class WindowMenus(QMainWindow):
     scene: MapScene
     view: MapView
     order_dock: QDockWidget
+    result_dock: QDockWidget
     pool_dock: QDockWidget
     log_dock: QDockWidget
     timeline_dock: QDockWidget
@@ -144,7 +145,8 @@ class WindowMenus(QMainWindow):
         self._action(view, "&Align Map Image…", self.build.align_image)
         view.addSeparator()
         self._action(view, "&Player View", self.show_player_view, "F11")
-        for dock in (self.order_dock, self.pool_dock, self.log_dock, self.timeline_dock):
+        for dock in (self.order_dock, self.result_dock, self.pool_dock, self.log_dock,
+                     self.timeline_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.tools_bar.toggleViewAction())
         add_help_menu(self)

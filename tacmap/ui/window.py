@@ -117,6 +117,9 @@ class MainWindow(WindowMenus):
         self.timeline_dock = self._dock("Timeline", self.timeline_panel,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
         self.roster_dock = self._dock("Roster", self.roster_panel, right)
+        # The last result stays in view below the turn, whichever tab is raised.
+        self.result_dock = self._dock("Last result", self.log_panel.result, right)
+        self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.pool_dock.raise_()

@@ -103,9 +103,16 @@ def test_the_acting_tokens_action_buttons_send_their_commands(qtbot: object,
     win.order_panel.start_button.click()
     panel = win.order_panel
     buttons = [panel.actions_layout.itemAt(i).widget() for i in range(panel.actions_layout.count())]
-    skill = next(b for b in buttons if isinstance(b, QPushButton) and b.text() == "Use a skill")
+    skill = next(b for b in buttons if isinstance(b, QPushButton) and b.text() == "Use a skill…")
+    # Issue 22: the skill is asked for before an action is spent; cancelling spends nothing.
+    before = len(win.session.referee.log)
+    win.ask_words = lambda question, suggested: None
     skill.click()
-    assert win.session.referee.log[-1].command == Act(panel.active or "", "skill")
+    assert len(win.session.referee.log) == before
+    win.ask_words = lambda question, suggested: "Athletics: climb the wall"
+    skill.click()
+    assert win.session.referee.log[-1].command == Act(panel.active or "", "skill", "",
+                                                      "Athletics: climb the wall")
 
 
 def test_open_demo_lists_each_rulesets_demo_and_opens_it_untitled(

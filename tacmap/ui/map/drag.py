@@ -8,7 +8,7 @@ from itertools import pairwise
 from tacmap.engine import grid
 from tacmap.engine.commands import FreeMove, Move
 from tacmap.engine.errors import RuleError
-from tacmap.engine.narrate import reactions
+from tacmap.engine.narrate import declaration, reactions
 from tacmap.engine.referee import Referee
 from tacmap.engine.state import Cell
 from tacmap.engine.units import METRES, Units
@@ -132,6 +132,8 @@ class DragController:
         p = drag.preview
         units = self.referee.ruleset.manifest.units
         text = f"{name} moves {units.of(p.cost)}" if p is not None and p.cost is not None else ""
+        # Six Phases only declares the move here: say so, or the GM looks for a move.
+        text = declaration(self.referee.state, move, events) or text
         if p is not None and p.leaves:
             names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
             text += f" — leaves the reach of {names}"

@@ -12,6 +12,7 @@ from tacmap.engine.ruleset import Ruleset
 from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_EDGE, PORTRAIT_PIXELS, ImageCache, describe
 from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem
+from tacmap.ui.map.ghosts import GhostLayer
 from tacmap.ui.map.layers import DragOverlay, FogItem, ReachItem, TokenMarks, WallsItem
 from tacmap.ui.map.look import TokenLook, looks
 from tacmap.ui.map.name_tags import NameTags, TaggedToken
@@ -113,6 +114,9 @@ class MapScene(QGraphicsScene):
         self._fog_key: tuple[object, ...] | None = None
         self.overlay = DragOverlay()
         self.addItem(self.overlay)
+        #: Declared actions not yet resolved, as dashed arrows (six_phase, reflex).
+        self.ghosts = GhostLayer()
+        self.addItem(self.ghosts)
         #: The map's walls, indexed for the template layers.
         #: Templates left on the map (a cloud, a spell about to land).
         self.lasting = LastingLayer(self, ruleset.space.walls)
@@ -165,6 +169,8 @@ class MapScene(QGraphicsScene):
         self._sync_image(state)
         self.lasting.sync(state, under_fog=self.player and state.fog.enabled)
         self._sync_fog(state)
+        self.ghosts.set_declared(state, self.ruleset.declared(state), player=self.player,
+                                 unseen=self.unseen)
         current = looks(state, self.ruleset, self.player)
         if self.player:
             current = [look for look in current

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from tacmap.engine.commands import Command, EndTurn, Reorder, StartCombat
-from tacmap.engine.options import command_for
+from tacmap.engine.options import command_for, stable_order
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import ActionOption, TurnOrder
 from tacmap.ui.map.look import side_colours
@@ -168,7 +168,7 @@ class InitiativePanel(QWidget):
                 widget.hide()
                 widget.setParent(None)
                 widget.deleteLater()
-        shown = [a for a in actions if a.key != "end_turn"]
+        shown = [a for a in stable_order(actions) if a.key != "end_turn"]
         self.actions_box.setVisible(bool(shown) and not self.player)
         for option in shown:
             text = option.label + {"token": " …", "cell": " (drag on the map)",

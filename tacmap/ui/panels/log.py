@@ -21,7 +21,7 @@ that only ever look at the rows on screen:
 from __future__ import annotations
 
 from tacmap.engine.events import Event
-from tacmap.engine.narrate import sentence
+from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
 from tacmap.ui.panels.result import ResultStrip
@@ -231,7 +231,7 @@ class LogModel(QStringListModel):
 
 def _event_text(state: Encounter, ev: Event) -> str:
     try:
-        return ev.text(state)
+        return line(state, ev)  # a sentence, never a raw "key: old → new"
     except (KeyError, ValueError, IndexError, TypeError, AttributeError):
         return type(ev).__name__  # a log that does not fit the map still shows
 

@@ -301,7 +301,8 @@ def test_the_actions_panel_offers_skill_tests_at_the_data_dts(fight: Build,
     dts = rules.manifest.data["skill"]["test_dts"]
     for dt in dts:
         option = offered[f"skill:{dt}"]
-        assert option.enabled and option.label == f"Skill test (DT {dt})"
+        assert option.enabled and option.label == f"Skill test (DT {dt})…"
+        assert option.prompt.startswith("Which skill does Ana use")  # asked, not assumed
     events = referee.execute(Act("ana", f"skill:{dts[0]}"), FixedDice([6, 1, 1, 1, 1]))
     said = [e.message for e in events if isinstance(e, Said)]
     assert said == [f"Ana's test (a skill) succeeds: 1 success against DT {dts[0]}, "

@@ -156,7 +156,7 @@ def test_sleep_ends_with_a_blow(registry: Registry) -> None:
     ref = referee(registry, party())
     run(ref, StartCombat(), [3, 4, 6])
     run(ref, Act("mage", "cast", "red", "sleep"))  # Spell Speed 1: lands in phase 1
-    to_phase(ref, "1", "Blue Company")
+    to_phase(ref, "0", "Red Company")  # Players hold phase 1: the Sleep lands
     out = run(ref, EndTurn(), [2])  # Red's Save vs. Spell: 2
     assert "Red sergeant is now asleep" in out
     with pytest.raises(RuleError, match="Red sergeant is asleep and cannot act"):
@@ -180,9 +180,12 @@ def test_the_timeline_panel(registry: Registry) -> None:
     # Rows come grouped by side in initiative order: Blue, Players, Red.
     assert by_actor == [
         ("blue", "ready (moved up one phase: rolled 10)", "-1", "-1"),
+        # The greatsword (speed 3) strikes two phases after its wielder may first act.
+        ("blue", "⚔ greatsword", "2", "2"),
         ("mage", "ready", "-2", "-2"),
         ("mage", "Fireball", "S", "3"),
         ("hero", "ready", "-1", "-1"),
+        ("hero", "⚔ spear", "0", "0"),
         ("red", "ready (delayed one phase: rolled 1)", "1", "1"),
     ]
     order = rules.turn_order(ref.state)
