@@ -67,8 +67,10 @@ class Sight:
         # area is the end of some segment a ray can be cast at.
         coords = np.zeros((0, 4))
         if lines:
-            noded = shapely.node(shapely.MultiLineString(
-                [c for g in lines for c in _pieces(g)]))
+            # Noding meets every pair of overlapping segments: a thousand copies of one
+            # wall would cost a million crossings, so copies and overlaps go first.
+            pieces = _distinct(_segments([c for g in lines for c in _pieces(g)]))
+            noded = shapely.node(shapely.MultiLineString(list(pieces.reshape(-1, 2, 2))))
             parts = shapely.get_parts(noded)
             pts, idx = shapely.get_coordinates(parts, return_index=True)
             same = idx[:-1] == idx[1:]  # consecutive points of one part make a segment
@@ -260,6 +262,57 @@ def _lean(points: np.ndarray) -> np.ndarray:
 
 def _pieces(g: BaseGeometry) -> list[list[tuple[float, float]]]:
     return [list(part.coords) for part in shapely.get_parts(g)]
+
+
+def _segments(lines: list[list[tuple[float, float]]]) -> np.ndarray:
+    """The straight pieces of polylines as rows (x1, y1, x2, y2), zero-length ones dropped."""
+    rows = [np.hstack([a[:-1], a[1:]]) for a in (np.asarray(line, dtype=float) for line in lines)
+            if len(a) >= 2]
+    segs = np.vstack(rows) if rows else np.zeros((0, 4))
+    return segs[np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) > 1e-9]
+
+
+#: Digits a segment's direction and its line's offset are compared to (collinear test).
+_LINE_DIGITS = (9, 6)
+
+
+def _distinct(segs: np.ndarray) -> np.ndarray:
+    """``segs`` with each set of collinear, overlapping segments merged into one.
+
+    Sight is blocked by the points the walls cover, so merging overlaps changes
+    nothing a viewer sees; segments that only touch end to end stay apart.
+    """
+    if len(segs) < 2:
+        return segs
+    a, b = segs[:, :2], segs[:, 2:]
+    # Each segment runs along +x (or +y when vertical): then a copy drawn backwards
+    # is the same row, and its start has the smaller position along its line.
+    flip = (b[:, 0] < a[:, 0]) | ((b[:, 0] == a[:, 0]) & (b[:, 1] < a[:, 1]))
+    a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
+    d = b - a
+    u = d / np.hypot(d[:, 0], d[:, 1])[:, None]
+    offset = u[:, 0] * a[:, 1] - u[:, 1] * a[:, 0]
+    t1, t2 = (u * a).sum(axis=1), (u * b).sum(axis=1)
+    key = np.column_stack([np.round(u, _LINE_DIGITS[0]), np.round(offset, _LINE_DIGITS[1])])
+    _, line = np.unique(key, axis=0, return_inverse=True)
+    line = line.ravel()
+    order = np.lexsort((t1, line))
+    line, t1, t2, a, b = line[order], t1[order], t2[order], a[order], b[order]
+    # Along one line (sorted by start), a segment starts a new run unless it begins
+    # before the furthest end reached so far; lines are kept apart by a stride far
+    # beyond any map (positions along a line are within ±30,000 m).
+    stride = 1e5
+    reach = np.maximum.accumulate(t2 + line * stride) - line * stride
+    new = np.ones(len(line), dtype=bool)
+    new[1:] = (line[1:] != line[:-1]) | (t1[1:] >= reach[:-1])
+    run = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    if len(starts) == len(segs):
+        return segs
+    # A run spans from its first start to the end of the segment that reaches furthest.
+    last = np.lexsort((t2, run))
+    ends = last[np.r_[np.flatnonzero(np.diff(run[last])), len(last) - 1]]
+    return np.hstack([a[starts], b[ends]])
 
 
 def _clip(segs: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
