@@ -23,12 +23,16 @@ from tacmap.engine.state import DIAGONAL_RULES, Fog, MapSpec
 
 
 class UsageError(InputError):
-    """Bad arguments: printed with the usage line."""
+    """Bad arguments: one line naming the command and where its help is."""
+
+    def __init__(self, message: str, prog: str = "tacmap") -> None:
+        super().__init__(message)
+        self.prog = prog
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+        raise UsageError(message, self.prog)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,8 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(_with_open(list(sys.argv[1:] if argv is None else argv)))
         return _run(parser, args)
     except UsageError as err:
-        print(parser.format_usage().rstrip(), file=sys.stderr)
-        print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
+        print(f"{err.prog}: {one_line(str(err))} (see {err.prog} --help)", file=sys.stderr)
         return 2
     except (InputError, RuleError) as err:
         print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
@@ -186,7 +189,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         rule = args.diagonal or ruleset.manifest.diagonal
         points = [grid.parse_cell(p) for p in args.points]
         if len(points) < 2:
-            raise UsageError("measure needs at least two points")
+            raise UsageError("measure needs at least two points", "tacmap measure")
         print(ruleset.manifest.units.of(grid.path_length(rule, points)))
         return 0
     if args.command == "play":
@@ -205,7 +208,7 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     from tacmap.ui.render import render
 
     if not 1 <= args.scale <= 200:
-        raise UsageError("--scale must be 1 to 200 pixels per metre")
+        raise UsageError("--scale must be 1 to 200 pixels per metre", "tacmap render")
     loaded = storage.load(args.file, registry)
     images = Path(args.file).parent / loaded.images
     try:
@@ -217,23 +220,23 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_seed(seed: int) -> None:
+def _check_seed(seed: int, command: str) -> None:
     """A seed the file can hold (``new`` and ``play`` alike: what is written reads back)."""
     if not 0 <= seed <= LIMIT:
-        raise UsageError(f"--seed must be 0 to {LIMIT:,}")
+        raise UsageError(f"--seed must be 0 to {LIMIT:,}, not {seed:,}", f"tacmap {command}")
 
 
 def _new(registry: Registry, args: argparse.Namespace) -> int:
     ruleset = registry.get(args.ruleset)
     path = Path(args.file)
     if args.seed is not None:
-        _check_seed(args.seed)
+        _check_seed(args.seed, "new")
     if path.exists() and not args.force:
         raise InputError(f"{path} already exists; pick another name or add --force")
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        raise UsageError(f"--size {args.size!r} should look like 30x20") from None
+        raise UsageError(f"--size {args.size!r} should look like 30x20", "tacmap new") from None
     try:
         spec = MapSpec(width=w, height=h)
     except ValueError as err:
@@ -252,12 +255,20 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
 
 def read_script(path: str) -> list[tuple[int, Command]]:
     """Commands from a JSON-lines script; blank lines and ``#`` comments are skipped."""
+    # A script gets the checks an encounter file gets: a regular file (not /dev/zero or a
+    # pipe that never ends) of at most the same size.
+    if path == "-":
+        raw = sys.stdin.buffer.read(storage.MAX_BYTES + 1)
+        if len(raw) > storage.MAX_BYTES:
+            raise InputError(f"standard input: the script is more than {storage.MAX_BYTES:,} "
+                             "bytes, more than a script can be")
+    else:
+        raw = storage.read_bytes(Path(path), storage.MAX_BYTES, "a script")
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read the script ({err})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: cannot read the script (not UTF-8 text, byte {err.start})") \
+            from None
     commands = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -273,7 +284,7 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
     loaded = storage.load(args.file, registry)
     state = loaded.state
     if args.seed is not None:
-        _check_seed(args.seed)
+        _check_seed(args.seed, "play")
         state.seed = args.seed
     commands = read_script(args.script)
     dice: DiceSource | None = None
@@ -281,7 +292,8 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
         try:
             dice = FixedDice(int(v) for v in args.dice.replace(" ", "").split(",") if v)
         except ValueError:
-            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1") from None
+            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1",
+                             "tacmap play") from None
     referee = Referee(state, registry.get(state.ruleset), loaded.log)
     for n, cmd in commands:
         try:
