@@ -113,9 +113,14 @@ def _with_open(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
+    # The trust warning is printed once the command has run: when it is refused, the
+    # error is the one line that counts.
+    warnings: list[str] = []
     try:
         args = parser.parse_args(_with_open(list(sys.argv[1:] if argv is None else argv)))
-        return _run(parser, args)
+        code = _run(parser, args, warnings)
+        _warn(warnings)
+        return code
     except UsageError as err:
         print(f"{err.prog}: {one_line(str(err))} (see {err.prog} --help)", file=sys.stderr)
         return 2
@@ -127,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as err:  # a bug: say so in one line, details only on request
+        _warn(warnings)  # the user's ruleset ran, and may be what failed
         if os.environ.get("TACMAP_DEBUG"):
             traceback.print_exc()
         print(f"tacmap: internal error ({type(err).__name__}: {err}); "
@@ -149,10 +155,20 @@ def one_line(message: str) -> str:
     return text
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    registry = Registry(args.rulesets_dir)
+def _warn(warnings: list[str]) -> None:
+    for message in warnings:
+        print(f"warning: {message}", file=sys.stderr)
+    warnings.clear()
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
+         warnings: list[str]) -> int:
+    registry = Registry(args.rulesets_dir, warn=warnings.append)
     if args.command in (None, "open"):
         from tacmap.ui.app import run
+
+        # The window runs until it is closed: the warning comes first, as it always did.
+        registry.warn = lambda message: _warn([message])
 
         if not args.trust_rulesets:
             from tacmap.ui.ask import ask_dialog
