@@ -8,12 +8,12 @@ and ``text`` is the line the log and ``tacmap play`` print.
 from __future__ import annotations
 
 import copy
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 import msgspec
 
 from tacmap.engine.dice import Roll
-from tacmap.engine.records import Float, Int, Json, Record, Text
+from tacmap.engine.records import LONG, Float, Int, Json, Record, Text
 from tacmap.engine.schedule import Schedule
 from tacmap.engine.state import Area, Cell, Encounter, Fog, Placed, Token, Wall
 from tacmap.engine.units import units_of
@@ -70,7 +70,7 @@ class TokenMoved(Event, frozen=True, tag="token_moved"):
 
     token: Text
     """Token id."""
-    path: tuple[Cell, ...]
+    path: Annotated[tuple[Cell, ...], LONG]
     """Cells from start to end, one step apart (just start and end for a free move)."""
     cost: Float
     """Metres charged under the encounter's rules (0 for a GM's free move)."""
@@ -373,9 +373,9 @@ def token_changes(old: Token, new: Token) -> list[str]:
 class WallsChanged(Event, frozen=True, tag="walls_changed"):
     """The GM drew, erased or moved walls and obstacles."""
 
-    old: tuple[Wall, ...]
+    old: Annotated[tuple[Wall, ...], LONG]
     """Every wall before."""
-    new: tuple[Wall, ...]
+    new: Annotated[tuple[Wall, ...], LONG]
     """Every wall after."""
 
     def apply(self, state: Encounter) -> None:
@@ -560,7 +560,7 @@ class TemplatePlaced(Event, frozen=True, tag="template_placed"):
 
     placed: Placed
     """The template with its id and label."""
-    covers: tuple[Text, ...] = ()
+    covers: Annotated[tuple[Text, ...], LONG] = ()
     """Ids of the tokens inside it when it was placed, in token order (for the log)."""
 
     def apply(self, state: Encounter) -> None:

@@ -468,7 +468,7 @@ def content_hash(folder: Path) -> str:
 
 
 def _files(folder: Path) -> list[Path]:
-    """The files under ``folder`` as it is imported: into symlinked folders, each real folder once."""
+    """The files under ``folder`` as Python imports them: through symlinks, each folder once."""
     found: list[Path] = []
     seen: set[str] = set()
     for top, dirs, files in os.walk(folder, followlinks=True):

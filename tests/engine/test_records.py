@@ -48,7 +48,7 @@ def test_records_are_written_tagged_with_every_field() -> None:
     ({"type": "move", "actor": "a", "path": [[10**12, 0]]},
      "path[0][0]: number 1e+12 is out of range (limit ±1,000,000,000)"),
     ({"type": "move", "actor": "x" * 100_001, "path": []},
-     "actor: text is too long (100,001 characters)"),
+     "actor: text is too long (100,001 characters; at most 100,000)"),
     ({"type": "set_value", "token": "a", "key": "k", "value": [1, [2, -3e9]]},
      "value[1][1]: number -3e+09 is out of range (limit ±1,000,000,000)"),
     ({"actor": "a"}, "missing \"type\""),
