@@ -213,7 +213,7 @@ def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 @pytest.mark.parametrize(("line", "sentence"), [
     ('{"type": "move", "actor": "ana", "path": [[1, "x"]]}',
-     "path[0][1]: expected a whole number, got text"),
+     "path[0][1]: expected a whole number, got 'x'"),
     ('{"type": "set_value", "token": "ana", "key": "k", "value": {"a": [1, 1e12]}}',
      "value.a[1]: number 1e+12 is out of range (limit ±1,000,000,000)"),
     ('{"type": "attack", "actor": "ana", "target": "grul", "reach": 2}',

@@ -35,7 +35,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, overloa
 
 import msgspec
 
-from tacmap.engine.convert import MISSING, Located, locate, place, struct_of, unwrap
+from tacmap.engine.convert import MISSING, Located, locate, place, shown, struct_of, unwrap
 from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
@@ -621,7 +621,7 @@ def _words(found: Located) -> tuple[list[str], str]:
     if (m := re.fullmatch(r"Object contains unknown field `([^`]+)`", message)) is not None:
         return [*parts, m.group(1)], f"unknown field for {_record_name(kinds[-1], value)}"
     if parts and parts[-1] == "type" and len(kinds) > 1 and _structs(kinds[-2]):
-        return parts[:-1], f"unknown {_family(kinds[-2])} type {value!r}"
+        return parts[:-1], f"unknown {_family(kinds[-2])} type {shown(value)}"
     if (m := re.fullmatch(r"Expected `array` of length (\d+)(?:, got (\d+))?", message)):
         got = m.group(2) or (str(len(value)) if isinstance(value, list | tuple) else "")
         return parts, f"expected {m.group(1)} values" + (f", got {got}" if got else "")
@@ -640,11 +640,13 @@ def _words(found: Located) -> tuple[list[str], str]:
         return parts, f"expected {_EXPECTED[limit.group(1)]} {limit.group(2)} {limit.group(3)}"
     if message.startswith("Invalid enum value"):
         options = get_args(unwrap(kinds[-1]))
-        return parts, f"must be one of {', '.join(repr(o) for o in options)}, got {value!r}"
+        return parts, f"must be one of {', '.join(shown(o) for o in options)}, got {shown(value)}"
     if (m := re.fullmatch(r"Expected `([^`]+)`, got `([^`]+)`", message)) is not None:
         wanted = [w for w in m.group(1).split(" | ") if w != "null"] or ["null"]
         said = " or ".join(_EXPECTED.get(w, w) for w in wanted)
-        return parts, f"expected {said}, got {_GOT.get(m.group(2), m.group(2))}"
+        got = shown(value) if value is not MISSING and not isinstance(
+            value, dict | list | tuple) else _GOT.get(m.group(2), m.group(2))
+        return parts, f"expected {said}, got {got}"
     return parts, message
 
 

@@ -29,7 +29,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 
 from tacmap.engine.commands import Command, Move
-from tacmap.engine.convert import Invalid, convert
+from tacmap.engine.convert import Invalid, convert, shown
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
@@ -497,7 +497,7 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
                             ("api", int, "an integer"), ("grid", dict, "a table ([grid])")):
         value = data.get(key)
         if key in data and (isinstance(value, bool) or not isinstance(value, kind)):
-            raise InputError(f"{path}: {key}: expected {said}, got {value!r}")
+            raise InputError(f"{path}: {key}: expected {said}, got {shown(value)}")
     if not isinstance(data["id"], str) or not _ID.fullmatch(data["id"]):
         raise InputError(f"{path}: ruleset id {data['id']!r} must be lower-case letters, digits "
                          "and _, starting with a letter (rename the folder and the id)")

@@ -37,7 +37,7 @@ Ring = Annotated[tuple[tuple[Float, Float], ...], msgspec.Meta(max_length=200_00
 #: An area on the map: polygons, each an outer ring then its holes.
 Area = Annotated[tuple[Annotated[tuple[Ring, ...], LONG], ...], LONG]
 #: A table of free-form values: a token's stats or values, the ruleset's data.
-JsonTable = Annotated[dict[str, Json], msgspec.Meta(max_length=MAX_KEYS)]
+JsonTable = Annotated[dict[Text, Json], msgspec.Meta(max_length=MAX_KEYS)]
 
 # Documented limits (README "Limits"): far above any table's needs, low enough that
 # checking, drawing and saving the largest encounter stays within seconds and memory.
