@@ -277,3 +277,24 @@ def test_new_encounters_always_reopen(tmp_path: Path, capsys: pytest.CaptureFixt
         path = tmp_path / f"n{i}.tacmap"
         assert run(capsys, "new", "--ruleset", "skirmish", str(path))[0] == 0
         assert run(capsys, "check", str(path))[0] == 0
+
+
+def test_check_refuses_a_log_with_every_entry_twice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: each replayed event must start from the value it says it changes."""
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    script = Path(__file__).parents[1] / "resources" / "demo-two-rounds.jsonl"
+    played = tmp_path / "played.tacmap"
+    assert main(["play", str(demo), "--script", str(script), "--seed", "7",
+                 "--out", str(played)]) == 0
+    assert main(["check", str(played)]) == 0
+    doc = json.loads(played.read_text(encoding="utf-8"))
+    doc["log"] = [entry for entry in doc["log"] for _ in range(2)]
+    doubled = tmp_path / "doubled.tacmap"
+    doubled.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", str(doubled)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tacmap: {doubled}: log entry ") and "does not match the map: its " in err
+    n = int(err.split("log entry ")[1].split()[0])
+    assert n % 2 == 0  # the first copy that replays onto a map its original already changed

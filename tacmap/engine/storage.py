@@ -151,6 +151,11 @@ def verify(loaded: Loaded) -> None:
     for n, entry in enumerate(entries, start=1):
         try:
             for event in entry.events:
+                if not event.matches(state):
+                    raise InputError(f"log entry {n} does not match the map: its "
+                                     f"{records.name_of(event)} event does not start from "
+                                     "the map as the entries before it leave it (was the log "
+                                     "copied or edited?)")
                 event.apply(state)
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
