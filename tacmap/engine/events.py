@@ -161,7 +161,7 @@ class ValueChanged(Event, frozen=True, tag="value_changed"):
     def matches(self, state: Encounter) -> bool:
         """Whether ``state`` holds the value this event starts from."""
         token = state.tokens.get(self.token)
-        return token is not None and token.values.get(self.key) == self.old
+        return token is not None and bool(token.values.get(self.key) == self.old)
 
     def apply(self, state: Encounter) -> None:
         _set(state.tokens[self.token].values, self.key, self.new)
@@ -186,7 +186,7 @@ class DataChanged(Event, frozen=True, tag="data_changed"):
 
     def matches(self, state: Encounter) -> bool:
         """Whether ``state`` holds the value this event starts from."""
-        return state.data.get(self.key) == self.old
+        return bool(state.data.get(self.key) == self.old)
 
     def apply(self, state: Encounter) -> None:
         _set(state.data, self.key, self.new)

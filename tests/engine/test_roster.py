@@ -204,9 +204,9 @@ GOOD = {"ruleset": "action_pool", "tags": ["melee"], "token": records.plain(ORC)
                      "up to 1)"),
     ({"version": "1"}, "\"version\" must be a whole number from 1"),
     ({"combatants": [GOOD, {**GOOD, "token": {**records.plain(ORC), "hp": "lots"}}]},
-     "combatants[1].token.hp: expected a whole number, got text"),
+     "combatants[1].token.hp: expected a whole number, got 'lots'"),
     ({"combatants": [GOOD, {**GOOD, "tags": "melee"}]},
-     "combatants[1].tags: expected a list, got text"),
+     "combatants[1].tags: expected a list, got 'melee'"),
     ({"combatants": [GOOD, {"token": records.plain(ORC)}]}, "combatants[1]: missing 'ruleset'"),
     ({"combatants": [GOOD, {**GOOD, "colour": "red"}]}, "combatants[1]: unknown key 'colour'"),
     ({"combatants": [GOOD, {**GOOD, "token": {"type": "move", "actor": "x"}}]},
@@ -378,7 +378,7 @@ def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path, roster: 
 @pytest.mark.parametrize(("damage", "said"), [
     ("UPDATE combatant SET token = '{\"id\": x}' WHERE name = 'Orc'", "not valid JSON"),
     ("UPDATE combatant SET token = replace(token, '\"hp\":9', '\"hp\":\"nine\"') "
-     "WHERE name = 'Orc'", "token.hp: expected a whole number, got text"),
+     "WHERE name = 'Orc'", "token.hp: expected a whole number, got 'nine'"),
     ("UPDATE combatant SET token = replace(token, '\"hidden\":false', "
      "'\"hidden\":false,\"aura\":3') WHERE name = 'Orc'", "token.aura: unknown field"),
     ("UPDATE tag SET tag = CAST('melee' AS BLOB)", "the tag b'melee' is bytes, not text"),
