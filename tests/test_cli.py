@@ -295,6 +295,7 @@ def test_check_refuses_a_log_with_every_entry_twice(
     capsys.readouterr()
     assert main(["check", str(doubled)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"tacmap: {doubled}: log entry ") and "does not match the map: its " in err
+    assert err.startswith(f"tacmap: {doubled}: log entry ")
+    assert "does not match the map: its " in err
     n = int(err.split("log entry ")[1].split()[0])
     assert n % 2 == 0  # the first copy that replays onto a map its original already changed
