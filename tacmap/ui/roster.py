@@ -40,9 +40,9 @@ class RosterActions:
         return self.db
 
     def damaged_rows(self, messages: list[str]) -> None:
-        """Name the roster rows a listing skipped, once, in the status bar (they stay kept)."""
-        more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
-        self.host.statusBar().showMessage(messages[0] + more, 15000)
+        """Tell the GM, once, of the roster rows a listing skipped (they stay in the file)."""
+        more = f" (and {len(messages) - 1} more damaged entries)" if len(messages) > 1 else ""
+        self.host.error(messages[0] + more)
 
     def save_to_roster(self) -> None:
         """Keep the selected combatant in the roster, with tags."""
