@@ -274,7 +274,9 @@ def read_script(path: str) -> list[tuple[int, Command]]:
     # A script gets the checks an encounter file gets: a regular file (not /dev/zero or a
     # pipe that never ends) of at most the same size.
     if path == "-":
-        raw = sys.stdin.buffer.read(storage.MAX_BYTES + 1)
+        stream = getattr(sys.stdin, "buffer", None)  # a test may put text in its place
+        raw = stream.read(storage.MAX_BYTES + 1) if stream is not None else \
+            sys.stdin.read(storage.MAX_BYTES + 1).encode("utf-8", "surrogateescape")
         if len(raw) > storage.MAX_BYTES:
             raise InputError(f"standard input: the script is more than {storage.MAX_BYTES:,} "
                              "bytes, more than a script can be")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -299,3 +300,13 @@ def test_check_refuses_a_log_with_every_entry_twice(
     assert "does not match the map: its " in err
     n = int(err.split("log entry ")[1].split()[0])
     assert n % 2 == 0  # the first copy that replays onto a map its original already changed
+
+
+def test_a_script_on_standard_input_is_read_up_to_the_same_limit(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    monkeypatch.setattr(storage, "MAX_BYTES", 10_000)  # the demo is smaller; the script not
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"#" * 10_001)))
+    assert main(["play", str(demo), "--script", "-"]) == 2
+    assert capsys.readouterr().err == ("tacmap: standard input: the script is more than 10,000 "
+                                       "bytes, more than a script can be\n")
