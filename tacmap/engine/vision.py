@@ -191,20 +191,35 @@ class Sight:
         if arcs is not None:
             angles = angles[_inside(angles, arcs)]
         d = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-        a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
-        wx, wy = a[:, 0] - px, a[:, 1] - py
-        denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (wx * e[:, 1] - wy * e[:, 0]) / denom
-            u = (wx * d[:, 1:] - wy * d[:, :1]) / denom
-        hit = (np.abs(denom) > 1e-12) & (t > 1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
-        t = np.where(hit, t, np.inf)
-        which = t.argmin(axis=1)
-        t = t[np.arange(len(t)), which]
-        t = np.where(np.isfinite(t), t, 0.0)
+        # Rays against segments is a rays × segments table: built a slice of rays at a
+        # time, so a box crowded with walls costs time, not gigabytes.
+        step = max(1, _TABLE // len(segs))
+        found = [_first_hits(d[i:i + step], segs, px, py) for i in range(0, len(d), step)]
+        which = np.concatenate([w for w, _ in found]) if found else np.zeros(0, dtype=int)
+        t = np.concatenate([h for _, h in found]) if found else np.zeros(0)
         points = np.stack([px + t * d[:, 0], py + t * d[:, 1]], axis=1)
         out = (which >= walls) & side_open[np.clip(which - walls, 0, 3)]
         return angles, points, out
+
+
+#: Most cells of one rays × segments table in ``Sight._cast`` (about 16 MB a float array).
+_TABLE = 2_000_000
+
+
+def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far."""
+    a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    wx, wy = a[:, 0] - px, a[:, 1] - py
+    denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (wx * e[:, 1] - wy * e[:, 0]) / denom
+        u = (wx * d[:, 1:] - wy * d[:, :1]) / denom
+    hit = (np.abs(denom) > 1e-12) & (t > 1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
+    t = np.where(hit, t, np.inf)
+    which = t.argmin(axis=1)
+    t = t[np.arange(len(t)), which]
+    return which, np.where(np.isfinite(t), t, 0.0)
 
 
 def _inside(angles: np.ndarray, arcs: np.ndarray) -> np.ndarray:
