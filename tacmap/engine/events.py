@@ -712,7 +712,7 @@ def _set(values: dict[str, Json], key: str, value: Json) -> None:
 def _show(value: Json) -> str:
     if value is None:
         return "—"
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):  # a ruleset may emit a list before it is saved
         return "[" + " ".join(_show(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
