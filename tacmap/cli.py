@@ -23,12 +23,16 @@ from tacmap.engine.state import DIAGONAL_RULES
 
 
 class UsageError(InputError):
-    """Bad arguments: printed with the usage line."""
+    """Bad arguments: one line naming the command and where its help is."""
+
+    def __init__(self, message: str, prog: str = "tacmap") -> None:
+        super().__init__(message)
+        self.prog = prog
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+        raise UsageError(message, self.prog)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,12 +126,16 @@ def _with_open(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
+    # The trust warning is printed once the command has run: when it is refused, the
+    # error is the one line that counts.
+    warnings: list[str] = []
     try:
         args = parser.parse_args(_with_open(list(sys.argv[1:] if argv is None else argv)))
-        return _run(parser, args)
+        code = _run(parser, args, warnings)
+        _warn(warnings)
+        return code
     except UsageError as err:
-        print(parser.format_usage().rstrip(), file=sys.stderr)
-        print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
+        print(f"{err.prog}: {one_line(str(err))} (see {err.prog} --help)", file=sys.stderr)
         return 2
     except (InputError, RuleError) as err:
         print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
@@ -137,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as err:  # a bug: say so in one line, details only on request
+        _warn(warnings)  # the user's ruleset ran, and may be what failed
         if os.environ.get("TACMAP_DEBUG"):
             traceback.print_exc()
         print(f"tacmap: internal error ({type(err).__name__}: {err}); "
@@ -151,7 +160,7 @@ def _roll(args: argparse.Namespace) -> int:
 
     notation = parse(args.notation)
     if args.seed is not None and not 0 <= args.seed < records.LIMIT:
-        raise UsageError(f"--seed must be a whole number from 0 to {records.LIMIT - 1:,}")
+        raise UsageError(f"--seed must be 0 to {records.LIMIT - 1:,}", "tacmap roll")
     chances = notation.distribution()
     for line in [*odds_lines(notation, chances, args.target),
                  *(chart_lines(chances) if chances else [])]:
@@ -176,10 +185,20 @@ def one_line(message: str) -> str:
     return text
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    registry = Registry(args.rulesets_dir)
+def _warn(warnings: list[str]) -> None:
+    for message in warnings:
+        print(f"warning: {message}", file=sys.stderr)
+    warnings.clear()
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
+         warnings: list[str]) -> int:
+    registry = Registry(args.rulesets_dir, warn=warnings.append)
     if args.command in (None, "open"):
         from tacmap.ui.app import run
+
+        # The window runs until it is closed: the warning comes first, as it always did.
+        registry.warn = lambda message: _warn([message])
 
         if not args.trust_rulesets:
             from tacmap.ui.ask import ask_dialog
@@ -216,7 +235,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         rule = args.diagonal or ruleset.manifest.diagonal
         points = [grid.parse_cell(p) for p in args.points]
         if len(points) < 2:
-            raise UsageError("measure needs at least two points")
+            raise UsageError("measure needs at least two points", "tacmap measure")
         print(ruleset.manifest.units.of(grid.path_length(rule, points)))
         return 0
     if args.command == "play":
@@ -237,7 +256,7 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     from tacmap.ui.render import render
 
     if not 1 <= args.scale <= 200:
-        raise UsageError("--scale must be 1 to 200 pixels per metre")
+        raise UsageError("--scale must be 1 to 200 pixels per metre", "tacmap render")
     loaded = storage.load(args.file, registry)
     images = Path(args.file).parent / loaded.images
     try:
@@ -249,23 +268,23 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_seed(seed: int) -> None:
+def _check_seed(seed: int, command: str) -> None:
     """A seed the file can hold (``new`` and ``play`` alike: what is written reads back)."""
     if not 0 <= seed <= LIMIT:
-        raise UsageError(f"--seed must be 0 to {LIMIT:,}")
+        raise UsageError(f"--seed must be 0 to {LIMIT:,}, not {seed:,}", f"tacmap {command}")
 
 
 def _new(registry: Registry, args: argparse.Namespace) -> int:
     ruleset = registry.get(args.ruleset)
     path = Path(args.file)
     if args.seed is not None:
-        _check_seed(args.seed)
+        _check_seed(args.seed, "new")
     if path.exists() and not args.force:
         raise InputError(f"{path} already exists; pick another name or add --force")
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        raise UsageError(f"--size {args.size!r} should look like 30x20") from None
+        raise UsageError(f"--size {args.size!r} should look like 30x20", "tacmap new") from None
     seed = args.seed if args.seed is not None else fresh_seed()
     try:
         state = ruleset.new_map(args.name or path.stem, seed, w, h)
@@ -281,12 +300,22 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
 
 def read_script(path: str) -> list[tuple[int, Command]]:
     """Commands from a JSON-lines script; blank lines and ``#`` comments are skipped."""
+    # A script gets the checks an encounter file gets: a regular file (not /dev/zero or a
+    # pipe that never ends) of at most the same size.
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)  # a test may put text in its place
+        raw = stream.read(storage.MAX_BYTES + 1) if stream is not None else \
+            sys.stdin.read(storage.MAX_BYTES + 1).encode("utf-8", "surrogateescape")
+        if len(raw) > storage.MAX_BYTES:
+            raise InputError(f"standard input: the script is more than {storage.MAX_BYTES:,} "
+                             "bytes, more than a script can be")
+    else:
+        raw = storage.read_bytes(Path(path), storage.MAX_BYTES, "a script")
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read the script ({err})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: cannot read the script (not UTF-8 text, byte {err.start})") \
+            from None
     commands = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -302,7 +331,7 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
     loaded = storage.load(args.file, registry)
     state = loaded.state
     if args.seed is not None:
-        _check_seed(args.seed)
+        _check_seed(args.seed, "play")
         state.seed = args.seed
     commands = read_script(args.script)
     dice: DiceSource | None = None
@@ -310,7 +339,8 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
         try:
             dice = FixedDice(int(v) for v in args.dice.replace(" ", "").split(",") if v)
         except ValueError:
-            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1") from None
+            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1",
+                             "tacmap play") from None
     referee = Referee(state, registry.get(state.ruleset), loaded.log)
     for n, cmd in commands:
         try:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 
 from tacmap import __version__
 from tacmap.cli import main
+from tacmap.engine import storage
 from tests.conftest import TEST_RULESETS
 
 R = ["--rulesets-dir", str(TEST_RULESETS)]
@@ -74,7 +77,34 @@ def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], 
     assert code == 2
     assert message in err
     assert "Traceback" not in err
-    assert err.strip().splitlines()[-1].startswith("tacmap: ")
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tacmap")
+
+
+def test_a_seed_out_of_range_is_one_sentence_naming_play(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: no wrapped usage lines, and the sub-command's own help is named."""
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    assert main(["play", str(demo), "--script", os.devnull, "--seed", "1000000001"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "tacmap play: --seed must be 0 to 1,000,000,000, not 1,000,000,001 "
+        "(see tacmap play --help)"]
+
+
+def test_a_script_gets_the_checks_an_encounter_file_gets(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23 item 6: /dev/zero, a folder or an oversized script is one sentence, exit 2."""
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as f:
+        f.truncate(storage.MAX_BYTES + 1)  # sparse: nothing is written to the disk
+    for script, said in (("/dev/zero", "/dev/zero: not a regular file (a pipe or a device)"),
+                         (str(tmp_path), "is a folder, not a script file"),
+                         (str(big), f"the file is {storage.MAX_BYTES + 1:,} bytes, more than "
+                                    "a script can be")):
+        assert main(["play", str(demo), "--script", script]) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.splitlines()) == 1
 
 
 def test_new_check_and_no_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,7 +193,8 @@ def test_an_illegal_command_stops_the_script_and_saves_nothing(
     assert code == 2
     assert "» end_turn" in out  # the events before it were reported
     assert f"{script} line 6: attack actor=ana target=grul: it is not Ana's turn" in err
-    assert [line.split(":")[0] for line in err.strip().splitlines()] == ["warning", "tacmap"]
+    # A refusal is one line: the trust warning is for commands that ran (issue 23).
+    assert [line.split(":")[0] for line in err.strip().splitlines()] == ["tacmap"]
     assert not out_file.exists() and path.read_bytes() == before
 
 
@@ -183,7 +214,7 @@ def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 @pytest.mark.parametrize(("line", "sentence"), [
     ('{"type": "move", "actor": "ana", "path": [[1, "x"]]}',
-     "path[0][1]: expected a whole number, got text"),
+     "path[0][1]: expected a whole number, got 'x'"),
     ('{"type": "set_value", "token": "ana", "key": "k", "value": {"a": [1, 1e12]}}',
      "value.a[1]: number 1e+12 is out of range (limit ±1,000,000,000)"),
     ('{"type": "attack", "actor": "ana", "target": "grul", "reach": 2}',
@@ -247,3 +278,35 @@ def test_new_encounters_always_reopen(tmp_path: Path, capsys: pytest.CaptureFixt
         path = tmp_path / f"n{i}.tacmap"
         assert run(capsys, "new", "--ruleset", "skirmish", str(path))[0] == 0
         assert run(capsys, "check", str(path))[0] == 0
+
+
+def test_check_refuses_a_log_with_every_entry_twice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: each replayed event must start from the value it says it changes."""
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    script = Path(__file__).parents[1] / "resources" / "demo-two-rounds.jsonl"
+    played = tmp_path / "played.tacmap"
+    assert main(["play", str(demo), "--script", str(script), "--seed", "7",
+                 "--out", str(played)]) == 0
+    assert main(["check", str(played)]) == 0
+    doc = json.loads(played.read_text(encoding="utf-8"))
+    doc["log"] = [entry for entry in doc["log"] for _ in range(2)]
+    doubled = tmp_path / "doubled.tacmap"
+    doubled.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", str(doubled)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tacmap: {doubled}: log entry ")
+    assert "does not match the map: its " in err
+    n = int(err.split("log entry ")[1].split()[0])
+    assert n % 2 == 0  # the first copy that replays onto a map its original already changed
+
+
+def test_a_script_on_standard_input_is_read_up_to_the_same_limit(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    demo = Path(__file__).parents[1] / "resources" / "demo.tacmap"
+    monkeypatch.setattr(storage, "MAX_BYTES", 10_000)  # the demo is smaller; the script not
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"#" * 10_001)))
+    assert main(["play", str(demo), "--script", "-"]) == 2
+    assert capsys.readouterr().err == ("tacmap: standard input: the script is more than 10,000 "
+                                       "bytes, more than a script can be\n")

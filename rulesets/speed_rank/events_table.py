@@ -220,12 +220,27 @@ def close_quarters(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
 
 def lock(rules: Rules, ctx: Resolution, choice: dict[str, Any], answer: str) -> None:
     """The chosen two are grappled by each other, with no checks."""
-    a, b = (ctx.state.tokens[i] for i in answer.split("+"))
+    ids = answer.split("+")
+    gone = [i for i in ids if i not in ctx.state.tokens]
+    if gone:  # the GM removed one of the pair while the choice was open
+        ctx.emit(Said(f"{choice['name']}: {choice_label(choice, gone[0])} has left the map, "
+                      "so nobody is locked together"))
+        return
+    a, b = (ctx.state.tokens[i] for i in ids)
     ctx.emit(Said(f"{a.name} and {b.name} are locked together, no checks involved"))
     for x, y in ((a, b), (b, a)):
         ctx.emit(ValueChanged(x.id, "grappled_with", x.values.get("grappled_with"), y.id,
                               str(choice["name"])))
         rules.condition(ctx, x, "grappled")
+
+
+def choice_label(choice: dict[str, Any], token_id: str) -> str:
+    """The name a Close Quarters option gave ``token_id`` (its id if none did)."""
+    for code, label in choices.options_of(choice) if "options" in choice else ():
+        for part, name in zip(code.split("+"), label.split(" & "), strict=False):
+            if part == token_id:
+                return name
+    return token_id
 
 
 def item_damaged(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:

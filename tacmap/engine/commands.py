@@ -9,11 +9,11 @@ Rulesets add their own by subclassing ``Command`` with a tag
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from msgspec import UNSET, UnsetType
 
-from tacmap.engine.records import Float, Int, Json, Record, Text, plain
+from tacmap.engine.records import LONG, Float, Int, Json, Record, Text, plain
 from tacmap.engine.state import Cell, Template, Token, WallList
 
 
@@ -29,7 +29,7 @@ class Move(Command, frozen=True, tag="move"):
 
     actor: Text
     """Token that moves."""
-    path: tuple[Cell, ...]
+    path: Annotated[tuple[Cell, ...], LONG]
     """Waypoints after the start cell; the last one is the destination."""
 
 
@@ -63,7 +63,7 @@ class Act(Command, frozen=True, tag="act"):
 class StartCombat(Command, frozen=True, tag="start_combat"):
     """Begin combat: the ruleset sets up pools, rolls or takes the order."""
 
-    order: tuple[Text, ...] = ()
+    order: Annotated[tuple[Text, ...], LONG] = ()
     """Turn order where the GM sets it; empty to use the ruleset's own."""
 
 
@@ -125,7 +125,7 @@ class Reorder(Command, frozen=True, tag="reorder"):
     """GM: change the turn order."""
 
     override = True
-    order: tuple[Text, ...]
+    order: Annotated[tuple[Text, ...], LONG]
     """Token ids (or side names) in their new order."""
 
 
@@ -244,7 +244,7 @@ class EditFog(Command, frozen=True, tag="edit_fog"):
     """GM: reveal or hide an area of the map by hand (a rectangle is four corners)."""
 
     override = True
-    points: tuple[tuple[Float, Float], ...]
+    points: Annotated[tuple[tuple[Float, Float], ...], LONG]
     """Corners of the area, in metres from the map's top-left corner."""
     reveal: bool = True
     """True reveals the area to the players, False hides it from them."""

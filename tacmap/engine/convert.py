@@ -51,6 +51,8 @@ class Invalid(ValueError):
 # msgspec appends " - at `$.path`" to a message; a complaint that passed through a
 # hook of its own carries one for each level, innermost first.
 _TAIL = re.compile(r" - at `\$([^`]*)`$", re.DOTALL)
+# A bad key of a table: " - at `key` in `$.path`" (the key is found again by ``_walk``).
+_KEY_TAIL = re.compile(r" - at `key` in `\$([^`]*)`$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _WORDS = {
     "int": "a whole number", "float": "a number", "str": "text", "bool": "true or false",
@@ -101,6 +103,10 @@ def locate(err: msgspec.ValidationError, data: Any, kind: Any) -> Located:
     """The place, value and expected types behind ``err`` (from converting ``data``)."""
     message = str(err)
     parts: list[str] = []
+    key = _KEY_TAIL.search(message)
+    if key is not None:
+        parts.extend([*_segments(key.group(1)), "..."])
+        message = message[:key.start()]
     while (tail := _TAIL.search(message)) is not None:
         parts.extend(_segments(tail.group(1)))
         message = message[:tail.start()]
@@ -140,13 +146,22 @@ def _lookup(data: Any, part: str) -> Any:
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return repr(value[:40] + "…" if len(value) > 40 else value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list | tuple):
         return "a list"
-    text = repr(value)
+    return shown(value)
+
+
+def shown(value: Any) -> str:
+    """A value as JSON (``true``, ``{"a":1}``, ``2.5``; text quoted as names are, ``'x'``),
+    cut to 40 characters: for a sentence."""
+    if isinstance(value, str):
+        return repr(value[:40] + "…" if len(value) > 40 else value)
+    try:
+        text = msgspec.json.encode(value).decode()
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError, RecursionError):
+        text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
 
 
@@ -158,10 +173,15 @@ def _walk(message: str, parts: list[str], data: Any, kind: Any) -> Located:
     for i, part in enumerate(parts):
         if part == "..." and isinstance(data, dict):
             value_kind = _child_kind(kind, part, data)
+            key_kind = _key_kind(kind, data)
+            key = next((k for k in data if not _fits(k, key_kind)), None)
+            if key is not None:  # the key itself is at fault: name it, shortened
+                name = str(key)
+                return Located(message, [*out, name[:40] + "…" if len(name) > 40 else name],
+                               key, [*kinds, key_kind])
             bad = next((k for k, v in data.items() if not _fits(v, value_kind)), None)
-            if bad is None:
-                rest = parts[i:]
-                return Located(message, out + rest, MISSING, kinds + [None] * len(rest))
+            if bad is None:  # no entry fails alone: name the table, not "table...."
+                return Located(message, out, data, kinds)
             part = str(bad)
         kind = _child_kind(kind, part, data)
         data = _lookup(data, part)
@@ -207,6 +227,12 @@ def unwrap(kind: Any, data: Any = MISSING) -> Any:
                 return option
         return None
     return kind
+
+
+def _key_kind(kind: Any, data: Any) -> Any:
+    """The type of the keys of the table ``kind`` (None when it is no table or not known)."""
+    kind = unwrap(kind, data)
+    return get_args(kind)[0] if get_origin(kind) is dict and get_args(kind) else None
 
 
 def _child_kind(kind: Any, part: str, data: Any) -> Any:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import Annotated, Protocol
 
 from tacmap.engine.errors import RuleError
-from tacmap.engine.records import LIMIT, Int, Record
+from tacmap.engine.records import LIMIT, LONG, Int, Record
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
@@ -28,7 +28,7 @@ class Roll(Record, frozen=True, tag="roll"):
 
     sides: Int
     """Faces on each die (6 for d6)."""
-    faces: tuple[Int, ...]
+    faces: Annotated[tuple[Int, ...], LONG]
     """What each die shows, in the order rolled; rulesets remove dice from the left."""
 
     @property

@@ -8,12 +8,12 @@ and ``text`` is the line the log and ``tacmap play`` print.
 from __future__ import annotations
 
 import copy
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 import msgspec
 
 from tacmap.engine.dice import Roll
-from tacmap.engine.records import Float, Int, Json, Record, Text
+from tacmap.engine.records import LONG, Float, Int, Json, Record, Text
 from tacmap.engine.schedule import Schedule
 from tacmap.engine.state import Area, Cell, Encounter, Fog, Placed, Token, Wall
 from tacmap.engine.units import units_of
@@ -27,6 +27,14 @@ class Event(Record, frozen=True):
     Rulesets add their own by subclassing it with a tag
     (``class Fumbled(Event, frozen=True, tag="fumbled")``).
     """
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` is one this event can start from (its ``old`` value is there).
+
+        ``tacmap check`` asks before replaying each event: a log whose entries were
+        copied twice reverts and replays to the saved map, but starts from a wrong value.
+        """
+        return True
 
     def apply(self, state: Encounter) -> None:
         """Change ``state`` as this event says."""
@@ -70,10 +78,14 @@ class TokenMoved(Event, frozen=True, tag="token_moved"):
 
     token: Text
     """Token id."""
-    path: tuple[Cell, ...]
+    path: Annotated[tuple[Cell, ...], LONG]
     """Cells from start to end, one step apart (just start and end for a free move)."""
     cost: Float
     """Metres charged under the encounter's rules (0 for a GM's free move)."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return self.token in state.tokens and state.tokens[self.token].cell == tuple(self.path[0])
 
     def apply(self, state: Encounter) -> None:
         t = state.tokens[self.token]
@@ -115,6 +127,10 @@ class HpChanged(Event, frozen=True, tag="hp_changed"):
     why: Text = ""
     """Cause (``"damage"``, ``"GM"``)."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return self.token in state.tokens and state.tokens[self.token].hp == self.old
+
     def apply(self, state: Encounter) -> None:
         state.tokens[self.token].hp = self.new
 
@@ -142,6 +158,11 @@ class ValueChanged(Event, frozen=True, tag="value_changed"):
     note: Text = ""
     """Readable reason for the log."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        token = state.tokens.get(self.token)
+        return token is not None and bool(token.values.get(self.key) == self.old)
+
     def apply(self, state: Encounter) -> None:
         _set(state.tokens[self.token].values, self.key, self.new)
 
@@ -162,6 +183,10 @@ class DataChanged(Event, frozen=True, tag="data_changed"):
     """Value before (None: not set)."""
     new: Json
     """Value after (None: removed)."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return bool(state.data.get(self.key) == self.old)
 
     def apply(self, state: Encounter) -> None:
         _set(state.data, self.key, self.new)
@@ -226,6 +251,10 @@ class ScheduleChanged(Event, Generic[S], frozen=True, tag="schedule_changed"):
     note: Text = ""
     """Readable summary for the log (``"Brak's turn"``)."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.schedule == self.old
+
     def apply(self, state: Encounter) -> None:
         state.schedule = self.new
 
@@ -245,6 +274,12 @@ class MapImageChanged(Event, frozen=True, tag="map_image_changed"):
     """(image, offset, metres per pixel) after."""
     locked: tuple[bool, bool] = (False, False)
     """Whether the alignment was locked (before, after)."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        m = state.map
+        return (m.image, tuple(m.image_offset), m.image_scale, m.image_locked) == \
+            (self.old[0], tuple(self.old[1]), self.old[2], self.locked[0])
 
     def apply(self, state: Encounter) -> None:
         self._set(state, self.new, self.locked[1])
@@ -276,6 +311,10 @@ class RoundChanged(Event, frozen=True, tag="round_changed"):
     new: Int
     """Round after."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.round == self.old
+
     def apply(self, state: Encounter) -> None:
         state.round = self.new
 
@@ -291,6 +330,10 @@ class TokenAdded(Event, frozen=True, tag="token_added"):
 
     token: Token
     """The new token, whole."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return self.token.id not in state.tokens
 
     def apply(self, state: Encounter) -> None:
         state.tokens[self.token.id] = copy.deepcopy(self.token)
@@ -311,6 +354,10 @@ class TokenRemoved(Event, frozen=True, tag="token_removed"):
     index: Int
     """Its position in the token order."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.tokens.get(self.token.id) == self.token
+
     def apply(self, state: Encounter) -> None:
         del state.tokens[self.token.id]
 
@@ -330,6 +377,10 @@ class TokenEdited(Event, frozen=True, tag="token_edited"):
     """The token before."""
     new: Token
     """The token after; same id."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.tokens.get(self.old.id) == self.old
 
     def apply(self, state: Encounter) -> None:
         # A copy, as for TokenAdded: later events change the state's token in place.
@@ -373,10 +424,14 @@ def token_changes(old: Token, new: Token) -> list[str]:
 class WallsChanged(Event, frozen=True, tag="walls_changed"):
     """The GM drew, erased or moved walls and obstacles."""
 
-    old: tuple[Wall, ...]
+    old: Annotated[tuple[Wall, ...], LONG]
     """Every wall before."""
-    new: tuple[Wall, ...]
+    new: Annotated[tuple[Wall, ...], LONG]
     """Every wall after."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return tuple(state.map.walls) == tuple(self.old)
 
     def apply(self, state: Encounter) -> None:
         # A new tuple object: movement and the map cache walls by the tuple's identity.
@@ -407,6 +462,10 @@ class DoorChanged(Event, frozen=True, tag="door_changed"):
     """Open before."""
     new: bool
     """Open after."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return 0 <= self.wall < len(state.map.walls) and state.map.walls[self.wall].open == self.old
 
     def apply(self, state: Encounter) -> None:
         self._set(state, self.new)
@@ -453,6 +512,10 @@ class FogSwitched(Event, frozen=True, tag="fog_switched"):
     new: bool
     """On after."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.fog.enabled == self.old
+
     def apply(self, state: Encounter) -> None:
         state.fog = msgspec.structs.replace(state.fog, enabled=self.new)
 
@@ -473,6 +536,10 @@ class FogEdited(Event, frozen=True, tag="fog_edited"):
     reveal: bool
     """True for a reveal, False for a hide."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.fog == self.old
+
     def apply(self, state: Encounter) -> None:
         state.fog = self.new
 
@@ -490,6 +557,10 @@ class Explored(Event, frozen=True, tag="explored"):
     """Explored area before."""
     new: Area
     """Explored area after."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.fog.explored == self.old
 
     def apply(self, state: Encounter) -> None:
         state.fog = msgspec.structs.replace(state.fog, explored=self.new)
@@ -509,6 +580,10 @@ class DiagonalChanged(Event, frozen=True, tag="diagonal_changed"):
     new: Text
     """Rule after."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.diagonal == self.old
+
     def apply(self, state: Encounter) -> None:
         state.diagonal = self.new
 
@@ -526,6 +601,10 @@ class EncounterRenamed(Event, frozen=True, tag="encounter_renamed"):
     """Title before."""
     new: Text
     """Title after."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.name == self.old
 
     def apply(self, state: Encounter) -> None:
         state.name = self.new
@@ -545,6 +624,10 @@ class PartyChanged(Event, frozen=True, tag="party_changed"):
     new: Text
     """Side after."""
 
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.party == self.old
+
     def apply(self, state: Encounter) -> None:
         state.party = self.new
 
@@ -560,8 +643,12 @@ class TemplatePlaced(Event, frozen=True, tag="template_placed"):
 
     placed: Placed
     """The template with its id and label."""
-    covers: tuple[Text, ...] = ()
+    covers: Annotated[tuple[Text, ...], LONG] = ()
     """Ids of the tokens inside it when it was placed, in token order (for the log)."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return all(p.id != self.placed.id for p in state.templates)
 
     def apply(self, state: Encounter) -> None:
         state.templates = (*state.templates, self.placed)
@@ -583,6 +670,10 @@ class TemplateRemoved(Event, frozen=True, tag="template_removed"):
     """The template as it was."""
     index: Int
     """Its position among the encounter's templates."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return any(p == self.placed for p in state.templates)
 
     def apply(self, state: Encounter) -> None:
         ids = [p.id for p in state.templates]
@@ -621,7 +712,7 @@ def _set(values: dict[str, Json], key: str, value: Json) -> None:
 def _show(value: Json) -> str:
     if value is None:
         return "—"
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):  # a ruleset may emit a list before it is saved
         return "[" + " ".join(_show(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"

@@ -16,9 +16,10 @@ event or schedule" declares that field with a TypeVar bound to the base
 (``ScheduleChanged``); ``resolve`` fills in today's union.
 
 Numbers are finite and within ``LIMIT`` (``Int``, ``Float``), text holds at most
-``MAX_TEXT`` characters (``Text``), and free-form ``Json`` values nest at most
-``MAX_DEPTH`` deep and hold tuples, never lists (state is compared, hashed and
-undone by value).
+``MAX_TEXT`` characters (``Text``), a list field at most ``MAX_LIST`` items
+(``LONG``), and free-form ``Json`` values nest at most ``MAX_DEPTH`` deep, hold at
+most ``MAX_ITEMS`` items in all, and hold tuples, never lists (state is compared,
+hashed and undone by value).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, overloa
 
 import msgspec
 
-from tacmap.engine.convert import MISSING, Located, locate, place, struct_of, unwrap
+from tacmap.engine.convert import MISSING, Located, locate, place, shown, struct_of, unwrap
 from tacmap.engine.errors import InputError
 
 T = TypeVar("T")
@@ -45,10 +46,20 @@ LIMIT = 1_000_000_000
 MAX_TEXT = 100_000
 #: Deepest nesting of lists and tables inside a ``Json`` value.
 MAX_DEPTH = 100
+#: Most items one ``Json`` value holds: list items and table entries, nested ones included.
+MAX_ITEMS = 10_000
+#: Most keys of a table of ``Json`` values (a token's stats or values, the ruleset's data).
+MAX_KEYS = 1_000
+#: Longest list of a record field (a path, an order, the dice of a roll).
+MAX_LIST = 100_000
 
 Int = Annotated[int, msgspec.Meta(ge=-LIMIT, le=LIMIT)]
 Float = Annotated[float, msgspec.Meta(ge=-LIMIT, le=LIMIT)]
 Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT)]
+#: The bound of a list field: ``Annotated[tuple[Cell, ...], LONG]``.
+LONG = msgspec.Meta(max_length=MAX_LIST)
+#: The bound of a short list field (a token's conditions): ``Annotated[..., SHORT]``.
+SHORT = msgspec.Meta(max_length=MAX_KEYS)
 
 
 class _Free:
@@ -365,16 +376,21 @@ class _Bad(Exception):
 
 
 def freeze(data: Any, where: str = "") -> Json:
-    """Check a free-form JSON value (numbers, nesting) and make its lists tuples."""
+    """Check a free-form JSON value (numbers, text, nesting, size) and make its lists tuples."""
     try:
-        return _frozen(data, 0)
+        return _frozen(data, 0, [MAX_ITEMS])
     except _Bad as bad:
         raise InputError(_at(_join(where, place(bad.path)), bad.message)) from None
 
 
-def _frozen(data: Any, depth: int) -> Any:
+def _frozen(data: Any, depth: int, left: list[int]) -> Any:
+    """``data`` frozen; ``left[0]`` counts down the items the whole value may still hold."""
     kind = type(data)
-    if kind is str or data is None or kind is bool:
+    if kind is str:
+        if len(data) > MAX_TEXT:
+            raise _Bad(_too_long(data))
+        return data
+    if data is None or kind is bool:
         return data
     if kind is int or kind is float:
         if (kind is float and not math.isfinite(data)) or not -LIMIT <= data <= LIMIT:
@@ -382,11 +398,17 @@ def _frozen(data: Any, depth: int) -> Any:
         return data
     if depth >= MAX_DEPTH:
         raise _Bad(f"the value is nested too deeply (more than {MAX_DEPTH} levels)", whole=True)
+    if kind is list or kind is tuple or kind is dict:
+        # Counted before anything is copied: a list of millions is refused at once.
+        left[0] -= len(data)
+        if left[0] < 0:
+            raise _Bad(f"the value is too big (more than {MAX_ITEMS:,} items, nested lists "
+                       "and tables counted together)", whole=True)
     if kind is list or kind is tuple:
         out = []
         for i, v in enumerate(data):
             try:
-                out.append(_frozen(v, depth + 1))
+                out.append(_frozen(v, depth + 1, left))
             except _Bad as bad:
                 _inside(bad, str(i))
         return tuple(out)
@@ -394,11 +416,17 @@ def _frozen(data: Any, depth: int) -> Any:
         table = {}
         for k, v in data.items():
             try:
-                table[str(k)] = _frozen(v, depth + 1)
+                if len(str(k)) > MAX_TEXT:
+                    raise _Bad(f"key {_too_long(str(k))}")
+                table[str(k)] = _frozen(v, depth + 1, left)
             except _Bad as bad:
-                _inside(bad, str(k))
+                _inside(bad, str(k)[:40])
         return table
     raise _Bad(f"unsupported value {kind.__name__}")
+
+
+def _too_long(text: str) -> str:
+    return f"text is too long ({len(text):,} characters; at most {MAX_TEXT:,})"
 
 
 def _inside(bad: _Bad, part: str) -> typing.NoReturn:
@@ -482,7 +510,7 @@ class _Pick:
 
 def _frozen_value(value: Any) -> Any:
     try:
-        return _frozen(value, 0)
+        return _frozen(value, 0, [MAX_ITEMS])
     except _Bad as bad:
         bad.whole = False  # the place of the value as a whole is still wanted
         raise
@@ -593,16 +621,16 @@ def _words(found: Located) -> tuple[list[str], str]:
     if (m := re.fullmatch(r"Object contains unknown field `([^`]+)`", message)) is not None:
         return [*parts, m.group(1)], f"unknown field for {_record_name(kinds[-1], value)}"
     if parts and parts[-1] == "type" and len(kinds) > 1 and _structs(kinds[-2]):
-        return parts[:-1], f"unknown {_family(kinds[-2])} type {value!r}"
+        return parts[:-1], f"unknown {_family(kinds[-2])} type {shown(value)}"
     if (m := re.fullmatch(r"Expected `array` of length (\d+)(?:, got (\d+))?", message)):
         got = m.group(2) or (str(len(value)) if isinstance(value, list | tuple) else "")
         return parts, f"expected {m.group(1)} values" + (f", got {got}" if got else "")
     if (m := re.fullmatch(r"Expected `(?:array|object)` of length <= (\d+)", message)):
         count = f"{len(value):,} items; " if isinstance(value, list | tuple | dict) else ""
         return parts, f"too many ({count}at most {int(m.group(1)):,})"
-    if re.fullmatch(r"Expected `str` of length <= \d+", message):
-        size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
-        return parts, f"text is too long{size}"
+    if (m := re.fullmatch(r"Expected `str` of length <= (\d+)", message)) is not None:
+        size = f"{len(value):,} characters; " if isinstance(value, str) else ""
+        return parts, f"text is too long ({size}at most {int(m.group(1)):,})"
     limit = re.fullmatch(r"Expected `(int|float)` ([<>]=) (\S+)", message)
     if message in ("Number out of range", "Integer value out of range") or (
             limit is not None and abs(float(limit.group(3))) == LIMIT):
@@ -612,11 +640,13 @@ def _words(found: Located) -> tuple[list[str], str]:
         return parts, f"expected {_EXPECTED[limit.group(1)]} {limit.group(2)} {limit.group(3)}"
     if message.startswith("Invalid enum value"):
         options = get_args(unwrap(kinds[-1]))
-        return parts, f"must be one of {', '.join(repr(o) for o in options)}, got {value!r}"
+        return parts, f"must be one of {', '.join(shown(o) for o in options)}, got {shown(value)}"
     if (m := re.fullmatch(r"Expected `([^`]+)`, got `([^`]+)`", message)) is not None:
         wanted = [w for w in m.group(1).split(" | ") if w != "null"] or ["null"]
         said = " or ".join(_EXPECTED.get(w, w) for w in wanted)
-        return parts, f"expected {said}, got {_GOT.get(m.group(2), m.group(2))}"
+        got = shown(value) if value is not MISSING and not isinstance(
+            value, dict | list | tuple) else _GOT.get(m.group(2), m.group(2))
+        return parts, f"expected {said}, got {got}"
     return parts, message
 
 

@@ -45,6 +45,10 @@ FILE_VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 #: Longest tag, in characters.
 MAX_TAG = 100
+#: Most tags of one entry.
+MAX_TAGS = 100
+#: Longest stored token, in bytes of JSON: a longer row is skipped unread.
+MAX_TOKEN_BYTES = 1024 * 1024
 
 _SCHEMA = """
 CREATE TABLE combatant (
@@ -101,14 +105,24 @@ def clean_tags(tags: Iterable[str]) -> tuple[str, ...]:
             raise InputError(f"the tag {text[:20]!r}… is longer than {MAX_TAG} characters")
         if text:
             out.setdefault(text.casefold(), text)
+        if len(out) > MAX_TAGS:
+            raise InputError(f"an entry may have at most {MAX_TAGS} tags")
     return tuple(out.values())
 
 
 class Roster:
-    """An open roster database; use as a context manager or call ``close()``."""
+    """An open roster database; use as a context manager or call ``close()``.
+
+    A damaged row (bad JSON, a wrong type, a field of a newer tacmap, a tag that
+    is not text) never stops a listing: it is left out, kept in the database as
+    it is, and named once by ``skipped()``.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        #: Sentences about damaged rows not yet handed out, and the rows already named.
+        self._skipped: list[str] = []
+        self._named: set[int] = set()
         if self.path.is_dir():
             raise InputError(f"{self.path}: is a folder, not a roster file")
         try:
@@ -253,15 +267,35 @@ class Roster:
                           "(it may have been removed)")
 
     def get(self, entry_id: int) -> RosterEntry:
-        """The entry with this id."""
+        """The entry with this id (an InputError if it is damaged)."""
         with self._guard("read"):
-            row = self._db.execute("SELECT id, ruleset, name, token FROM combatant WHERE id = ?",
-                                   (entry_id,)).fetchone()
+            row = self._db.execute(_ROW + " WHERE id = ?", (MAX_TOKEN_BYTES, entry_id)).fetchone()
             if row is None:
                 raise self._missing(entry_id)
             tags = tuple(r[0] for r in self._db.execute(
                 "SELECT tag FROM tag WHERE combatant = ? ORDER BY position", (entry_id,)))
-        return self._entry(row, tags)
+        entry = self._read(row, tags)
+        if isinstance(entry, str):
+            raise InputError(entry)
+        return entry
+
+    def skipped(self) -> list[str]:
+        """Sentences naming the damaged rows listings left out since the last call (each once)."""
+        out, self._skipped = self._skipped, []
+        return out
+
+    def _entries(self, rows: list[tuple[Any, ...]],
+                 tags: dict[int, tuple[str, ...]]) -> list[RosterEntry]:
+        """The rows read as entries; a damaged one is left out and named once."""
+        out = []
+        for row in rows:
+            entry = self._read(row, tags.get(row[0], ()))
+            if isinstance(entry, RosterEntry):
+                out.append(entry)
+            elif row[0] not in self._named:
+                self._named.add(row[0])
+                self._skipped.append(entry)
+        return out
 
     def search(self, ruleset_id: str, text: str = "") -> list[RosterEntry]:
         """Entries of a ruleset whose name or a tag contains each word of ``text``.
@@ -269,8 +303,8 @@ class Roster:
         Case does not matter; an empty text lists them all. Sorted by name.
         """
         words = text.casefold().split()
-        sql = "SELECT id, ruleset, name, token FROM combatant c WHERE ruleset = ?"
-        params: list[Any] = [ruleset_id]
+        sql = _ROW + " c WHERE ruleset = ?"
+        params: list[Any] = [MAX_TOKEN_BYTES, ruleset_id]
         for word in words:
             # instr, not LIKE: a % or _ the GM types is a character, not a wildcard.
             sql += (" AND (instr(fold(c.name), ?) > 0 OR EXISTS (SELECT 1 FROM tag t"
@@ -280,7 +314,7 @@ class Roster:
         with self._guard("read"):
             rows = self._db.execute(sql, params).fetchall()
             tags = self._tags_of(ruleset_id)
-        return [self._entry(row, tags.get(row[0], ())) for row in rows]
+        return self._entries(rows, tags)
 
     def _tags_of(self, ruleset_id: str | None) -> dict[int, tuple[str, ...]]:
         sql = "SELECT t.combatant, t.tag FROM tag t JOIN combatant c ON c.id = t.combatant"
@@ -294,13 +328,25 @@ class Roster:
             found.setdefault(entry_id, []).append(tag)
         return {k: tuple(v) for k, v in found.items()}
 
-    def _entry(self, row: tuple[Any, ...], tags: tuple[str, ...]) -> RosterEntry:
-        entry_id, ruleset_id, name, text = row
-        where = f"{self.path}: roster entry {entry_id}"
+    def _read(self, row: tuple[Any, ...], tags: tuple[Any, ...]) -> RosterEntry | str:
+        """The entry of a row, or the sentence saying why it cannot be read."""
+        entry_id, ruleset_id, name, text, size = row
+        shown = f" ({name})" if isinstance(name, str) and name else ""
+        where = f"{self.path}: roster entry {entry_id}{shown} is damaged and was skipped"
+        kept = "; it is kept in the roster as it is"
+        for value, what in ((ruleset_id, "its ruleset"), (name, "its name"),
+                            *((t, f"the tag {t!r}") for t in tags)):
+            if not isinstance(value, str):
+                return f"{where} ({what} is {type(value).__name__}, not text){kept}"
+        if text is None:
+            return f"{where} (the token is {size or 0:,} bytes, more than the " \
+                f"{MAX_TOKEN_BYTES:,} a roster entry may hold){kept}"
+        if not isinstance(text, str | bytes):
+            return f"{where} (the token is {type(text).__name__}, not JSON text){kept}"
         try:
             token = records.decode(text, Token, "token")
         except InputError as err:
-            raise InputError(f"{where} is damaged ({err})") from None
+            return f"{where} ({err}){kept}"
         return RosterEntry(entry_id, ruleset_id, name, tags, token)
 
     def rulesets(self) -> list[str]:
@@ -329,17 +375,16 @@ class Roster:
 
     def export_json(self, path: str | Path, ruleset_id: str | None = None) -> int:
         """Write the entries (of one ruleset, or all) as JSON, atomically; returns how many."""
-        sql = "SELECT id, ruleset, name, token FROM combatant"
-        params: tuple[Any, ...] = ()
+        sql = _ROW
+        params: tuple[Any, ...] = (MAX_TOKEN_BYTES,)
         if ruleset_id is not None:
             sql += " WHERE ruleset = ?"
-            params = (ruleset_id,)
+            params = (MAX_TOKEN_BYTES, ruleset_id)
         with self._guard("read"):
             rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
             tags = self._tags_of(ruleset_id)
         combatants = []
-        for row in rows:
-            entry = self._entry(row, tags.get(row[0], ()))
+        for entry in self._entries(rows, tags):
             combatants.append({"ruleset": entry.ruleset, "tags": list(entry.tags),
                                "token": entry.token})
         doc = {"format": FORMAT, "version": FILE_VERSION, "combatants": combatants}
@@ -378,6 +423,11 @@ class Roster:
                 kept.add((ruleset_id, text, entry_tags))
                 added += 1
         return added
+
+
+#: A row as listings read it: the token only when it is short enough to read, and its size.
+_ROW = ("SELECT id, ruleset, name, CASE WHEN length(CAST(token AS BLOB)) <= ? THEN token END, "
+        "length(CAST(token AS BLOB)) FROM combatant")
 
 
 def _read_export(doc: Any) -> list[tuple[str, Token, tuple[str, ...]]]:
@@ -424,7 +474,11 @@ def _token_text(token: Token) -> str:
     try:
         records.freeze(token.stats, "stats")
         records.freeze(token.values, "values")
-        return records.encode(token).decode()
+        text = records.encode(token).decode()
+        if len(text.encode()) > MAX_TOKEN_BYTES:
+            raise InputError(f"it is {len(text.encode()):,} bytes of JSON, more than the "
+                             f"{MAX_TOKEN_BYTES:,} a roster entry may hold")
+        return text
     except (TypeError, InputError) as err:
         raise InputError(f"token {token.id!r} cannot be kept in the roster ({err})") from None
     except UnicodeEncodeError as err:

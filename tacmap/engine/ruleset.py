@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -27,7 +29,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 
 from tacmap.engine.commands import Command, Move
-from tacmap.engine.convert import Invalid, convert
+from tacmap.engine.convert import Invalid, convert, shown
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
@@ -423,7 +425,8 @@ class Registry:
         #: warning). The window asks the GM once per folder and content hash.
         self.trust = trust
         self._loaded: dict[str, Ruleset] = {}
-        self._warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        #: Says a user's folder is about to run (stderr by default; the CLI defers it).
+        self.warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
         for root in builtin_folders():
             self._scan(root, builtin=True)
         for root in user_folders(extra):
@@ -456,7 +459,7 @@ class Registry:
             known = ", ".join(self.ids()) or "none"
             raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known})")
         if not manifest.builtin:
-            self._warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
+            self.warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
             if self.trust is not None and not self.trust(manifest):
                 raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not "
                                  "trusted, so its rules.py was not run")
@@ -465,14 +468,19 @@ class Registry:
         return ruleset
 
 
-def content_hash(folder: Path) -> str:
-    """SHA-256 over a ruleset folder's files (names and bytes; caches left out).
+#: What a ruleset id (and its folder's name) may be: it becomes part of a module name.
+_ID = re.compile(r"[a-z][a-z0-9_]*")
 
-    A trusted folder whose code or data changes is asked about again.
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over every file in a ruleset folder (names and bytes), symlinks followed.
+
+    A trusted folder whose code or data changes is asked about again. Bytecode
+    (``__pycache__``, ``.pyc``) is left out because a user's ruleset never runs
+    it: ``_SourceOnly`` compiles each module from the ``.py`` file hashed here.
     """
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()
-                       and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo")):
+    for path in _files(folder):
         rel = path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
         digest.update(len(rel).to_bytes(8, "big") + rel)
         try:
@@ -481,6 +489,22 @@ def content_hash(folder: Path) -> str:
             data = b"\xff unreadable"
         digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
+
+
+def _files(folder: Path) -> list[Path]:
+    """The files under ``folder`` as Python imports them: through symlinks, each folder once."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for top, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [Path(top, f) for f in files if not f.endswith((".pyc", ".pyo"))
+                  and os.path.isfile(os.path.join(top, f))]
+    return sorted(found)
 
 
 def read_manifest(path: Path, builtin: bool = True) -> Manifest:
@@ -497,7 +521,10 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
                             ("api", int, "an integer"), ("grid", dict, "a table ([grid])")):
         value = data.get(key)
         if key in data and (isinstance(value, bool) or not isinstance(value, kind)):
-            raise InputError(f"{path}: {key}: expected {said}, got {value!r}")
+            raise InputError(f"{path}: {key}: expected {said}, got {shown(value)}")
+    if not isinstance(data["id"], str) or not _ID.fullmatch(data["id"]):
+        raise InputError(f"{path}: ruleset id {data['id']!r} must be lower-case letters, digits "
+                         "and _, starting with a letter (rename the folder and the id)")
     if data["id"] != path.parent.name:
         raise InputError(f"{path}: id {data['id']!r} must match its folder name")
     if data["api"] != API_VERSION:
@@ -538,7 +565,63 @@ def _package(manifest: Manifest) -> str:
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     _PACKAGES[folder] = package
+    if not manifest.builtin:
+        _SOURCE_ONLY.add(name)
+        if _FINDER not in sys.meta_path:
+            sys.meta_path.insert(0, _FINDER)
     return name
+
+
+#: Packages of user rulesets: their modules are read from source only (``_SourceFinder``).
+_SOURCE_ONLY: set[str] = set()
+
+
+class _SourceOnly(importlib.machinery.SourceFileLoader):
+    """Compiles a module from its ``.py`` file every time: no bytecode read or written.
+
+    The window trusts a user's folder by the hash of its files; a planted
+    ``__pycache__/rules.cpython-311.pyc`` would run without changing ``rules.py``.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        """The module's code, compiled from the source file."""
+        path = self.get_filename(fullname)
+        return compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules of a user's ruleset package as ``.py`` files and folders only.
+
+    Nothing else in the folder can be imported (no ``.pyc``, no compiled extension).
+    """
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for ``fullname`` inside a user's ruleset, or None for any other module."""
+        if fullname.partition(".")[0] not in _SOURCE_ONLY or "." not in fullname or not path:
+            return None
+        leaf = fullname.rpartition(".")[2]
+        for where in path:
+            base = Path(where, leaf)
+            init = base / "__init__.py"
+            if init.is_file():
+                return importlib.util.spec_from_file_location(
+                    fullname, init, loader=_SourceOnly(fullname, str(init)),
+                    submodule_search_locations=[str(base)])
+            if base.with_suffix(".py").is_file():
+                source = str(base.with_suffix(".py"))
+                return importlib.util.spec_from_file_location(
+                    fullname, source, loader=_SourceOnly(fullname, source))
+        for where in path:
+            if Path(where, leaf).is_dir():  # a folder without __init__.py: a namespace
+                spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+                spec.submodule_search_locations = [str(Path(where, leaf))]
+                return spec
+        raise ModuleNotFoundError(f"No module named {fullname!r} (a ruleset folder's modules "
+                                  "are .py files)", name=fullname)
+
+
+_FINDER = _SourceFinder()
 
 
 def _load_rules(manifest: Manifest) -> Ruleset:

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from msgspec.structs import replace
 
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import RuleError
-from tacmap.engine.records import Int, Record, Text
+from tacmap.engine.records import LONG, Int, Record, Text
 
 #: One logged throw: token id (or ``""`` for a side), what it was for, the faces.
 LoggedRoll = tuple[str, str, Roll]
@@ -153,7 +153,7 @@ class OrderedTurns(Schedule, frozen=True, tag="ordered_turns"):
     completed their turn, this completes one round of combat".
     """
 
-    order: tuple[Text, ...]
+    order: Annotated[tuple[Text, ...], LONG]
     """Token ids in turn order."""
     index: Int = 0
     """Position in ``order`` of the combatant whose turn it is."""
@@ -279,17 +279,17 @@ class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     not declared, so they wait for the next round.
     """
 
-    keys: tuple[tuple[Text, Int], ...]
+    keys: Annotated[tuple[tuple[Text, Int], ...], LONG]
     """Each combatant's token id and Reflex (RFX), in the order they joined."""
-    rolloffs: tuple[tuple[Text, tuple[Int, ...]], ...] = ()
+    rolloffs: Annotated[tuple[tuple[Text, Annotated[tuple[Int, ...], LONG]], ...], LONG] = ()
     """Roll-off faces of combatants who share an RFX, first roll first; kept all encounter."""
     phase: Literal["declare", "act"] = "declare"
     """``"declare"`` (lowest RFX first) or ``"act"`` (highest RFX first)."""
     round: Int = 1
     """Combat round, starting at 1."""
-    declared: tuple[tuple[Text, Text], ...] = ()
+    declared: Annotated[tuple[tuple[Text, Text], ...], LONG] = ()
     """Locked declarations this round: token id and the action in the player's words."""
-    acted: tuple[Text, ...] = ()
+    acted: Annotated[tuple[Text, ...], LONG] = ()
     """Token ids that have acted this round, in the order they acted."""
     die: Int = 20
     """Sides of the roll-off die (the seed says a d6 works and a d20 works better)."""
@@ -452,7 +452,7 @@ class SideRoll(Record, frozen=True, tag="initiative_side"):
     """Side name."""
     roll: Int
     """The side's 1d10 initiative roll."""
-    tiebreak: tuple[Int, ...] = ()
+    tiebreak: Annotated[tuple[Int, ...], LONG] = ()
     """Re-rolls forced by ties, in order; they rank this side only among those it tied."""
     shift: Int = 0
     """Phase shift of all its actions: +1 after a 1 (delayed), -1 after a 10 (moved up)."""
@@ -469,7 +469,7 @@ class SideInitiative(Schedule, frozen=True, tag="side_initiative"):
     how many events this round owes.
     """
 
-    sides: tuple[SideRoll, ...]
+    sides: Annotated[tuple[SideRoll, ...], LONG]
     """Every side's roll, first to act first."""
     round: Int = 1
     """Combat round, starting at 1."""
@@ -615,7 +615,7 @@ class PhaseTimeline(Schedule, frozen=True, tag="phase_timeline"):
     """Combat round, starting at 1."""
     current: Text = "S"
     """The phase being played."""
-    actions: tuple[TimedAction, ...] = ()
+    actions: Annotated[tuple[TimedAction, ...], LONG] = ()
     """Placed actions of this round and the parts carried into later rounds."""
 
     def __post_init__(self) -> None:
@@ -729,7 +729,7 @@ class PhaseAction(Record, frozen=True, tag="phase_action"):
     """Token id of who acts."""
     action: Text
     """The declared action, in the player's words."""
-    faces: tuple[Int, ...] = ()
+    faces: Annotated[tuple[Int, ...], LONG] = ()
     """d20s rolled: the first sets the order; the last is the one used when resolving."""
     resolved: bool = False
     """True once the action has been resolved."""
@@ -757,7 +757,7 @@ class FixedPhases(Schedule, frozen=True, tag="fixed_phases"):
     roll replaces their result but not their place in the order.
     """
 
-    phases: tuple[Text, ...]
+    phases: Annotated[tuple[Text, ...], LONG]
     """Names of the phases, in order."""
     index: Int = 0
     """Position of the current phase in ``phases``."""
@@ -765,7 +765,7 @@ class FixedPhases(Schedule, frozen=True, tag="fixed_phases"):
     """Combat round, starting at 1."""
     step: Literal["declare", "resolve"] = "declare"
     """``"declare"`` while actions are being declared; ``"resolve"`` once the d20s are rolled."""
-    entries: tuple[PhaseAction, ...] = ()
+    entries: Annotated[tuple[PhaseAction, ...], LONG] = ()
     """This phase's actions: in declaration order, then in resolution order after rolling."""
     die: Int = 20
     """Sides of the die each action rolls."""

@@ -13,7 +13,17 @@ from typing import Annotated
 import msgspec
 
 from tacmap.engine.errors import InputError
-from tacmap.engine.records import Float, Int, Json, MutableRecord, Record, Text
+from tacmap.engine.records import (
+    LONG,
+    MAX_KEYS,
+    SHORT,
+    Float,
+    Int,
+    Json,
+    MutableRecord,
+    Record,
+    Text,
+)
 from tacmap.engine.schedule import Schedule
 
 Cell = tuple[Int, Int]
@@ -21,10 +31,13 @@ Cell = tuple[Int, Int]
 DIAGONAL_RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
 WALL_KINDS = ("wall", "door", "window")
 
-#: One ring of an area: corner points in metres, closed (the last point is not repeated).
-Ring = tuple[tuple[Float, Float], ...]
+#: One ring of an area: corner points in metres, closed (the last point is not repeated);
+#: at most ``vision.MAX_POINTS``, checked again with the whole area by ``vision.area_problem``.
+Ring = Annotated[tuple[tuple[Float, Float], ...], msgspec.Meta(max_length=200_000)]
 #: An area on the map: polygons, each an outer ring then its holes.
-Area = tuple[tuple[Ring, ...], ...]
+Area = Annotated[tuple[Annotated[tuple[Ring, ...], LONG], ...], LONG]
+#: A table of free-form values: a token's stats or values, the ruleset's data.
+JsonTable = Annotated[dict[Text, Json], msgspec.Meta(max_length=MAX_KEYS)]
 
 # Documented limits (README "Limits"): far above any table's needs, low enough that
 # checking, drawing and saving the largest encounter stays within seconds and memory.
@@ -183,11 +196,11 @@ class Token(MutableRecord, tag="token"):
     """Current hit points (may go negative where a ruleset allows it)."""
     max_hp: Int = 10
     """Hit points when unhurt."""
-    stats: dict[str, Json] = msgspec.field(default_factory=dict)
+    stats: JsonTable = msgspec.field(default_factory=dict)
     """The ruleset's stat block: numbers and names the GM sets (``{"dex": 3}``)."""
-    values: dict[str, Json] = msgspec.field(default_factory=dict)
+    values: JsonTable = msgspec.field(default_factory=dict)
     """What the ruleset tracks in play (dice pool, actions left, prepared reaction)."""
-    conditions: tuple[Text, ...] = ()
+    conditions: Annotated[tuple[Text, ...], SHORT] = ()
     """Conditions in the order gained (``"prone"``, ``"dead"``)."""
     image: Text | None = None
     """Portrait, relative to the encounter's image folder."""
@@ -239,12 +252,12 @@ class Encounter(MutableRecord, tag="encounter"):
     """Combat round, 0 before combat starts."""
     schedule: Schedule | None = None
     """The ruleset's round structure (a record from ``tacmap.engine.schedule``)."""
-    data: dict[str, Json] = msgspec.field(default_factory=dict)
+    data: JsonTable = msgspec.field(default_factory=dict)
     """Encounter-wide values the ruleset tracks (tie roll-offs, effects)."""
     party: Text = ""
     """The players' side: the player view shows its hit points and hides the others'.
     Empty: the side of the first token."""
-    templates: tuple[Placed, ...] = ()
+    templates: Annotated[tuple[Placed, ...], LONG] = ()
     """Templates left on the map, in the order they were placed."""
     fog: Fog = Fog()
     """Fog of war on the player view (off unless the GM turns it on)."""

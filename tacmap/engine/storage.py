@@ -150,12 +150,20 @@ def verify(loaded: Loaded) -> None:
             raise InputError(f"undoing the whole log gives a map no command could make: {err}") \
                 from None
     for n, entry in enumerate(entries, start=1):
+        stray = None
         try:
             for event in entry.events:
+                if not event.matches(state):
+                    stray = event
+                    break
                 event.apply(state)
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
                              f"({err})") from None
+        if stray is not None:
+            raise InputError(f"log entry {n} does not match the map: its "
+                             f"{records.name_of(stray)} event does not start from the map the "
+                             "entries before it leave (was the log copied or edited?)")
         # Undo and redo reach every state on the way: each must be one a command could make.
         placed = {type(e) for e in entry.events} & _PLACING
         if placed and n < len(entries):

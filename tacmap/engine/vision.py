@@ -67,8 +67,10 @@ class Sight:
         # area is the end of some segment a ray can be cast at.
         coords = np.zeros((0, 4))
         if lines:
-            noded = shapely.node(shapely.MultiLineString(
-                [c for g in lines for c in _pieces(g)]))
+            # Noding meets every pair of overlapping segments: a thousand copies of one
+            # wall would cost a million crossings, so copies and overlaps go first.
+            pieces = _distinct(_segments([c for g in lines for c in _pieces(g)]))
+            noded = shapely.node(shapely.MultiLineString(list(pieces.reshape(-1, 2, 2))))
             parts = shapely.get_parts(noded)
             pts, idx = shapely.get_coordinates(parts, return_index=True)
             same = idx[:-1] == idx[1:]  # consecutive points of one part make a segment
@@ -189,20 +191,35 @@ class Sight:
         if arcs is not None:
             angles = angles[_inside(angles, arcs)]
         d = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-        a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
-        wx, wy = a[:, 0] - px, a[:, 1] - py
-        denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (wx * e[:, 1] - wy * e[:, 0]) / denom
-            u = (wx * d[:, 1:] - wy * d[:, :1]) / denom
-        hit = (np.abs(denom) > 1e-12) & (t > 1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
-        t = np.where(hit, t, np.inf)
-        which = t.argmin(axis=1)
-        t = t[np.arange(len(t)), which]
-        t = np.where(np.isfinite(t), t, 0.0)
+        # Rays against segments is a rays × segments table: built a slice of rays at a
+        # time, so a box crowded with walls costs time, not gigabytes.
+        step = max(1, _TABLE // len(segs))
+        found = [_first_hits(d[i:i + step], segs, px, py) for i in range(0, len(d), step)]
+        which = np.concatenate([w for w, _ in found]) if found else np.zeros(0, dtype=int)
+        t = np.concatenate([h for _, h in found]) if found else np.zeros(0)
         points = np.stack([px + t * d[:, 0], py + t * d[:, 1]], axis=1)
         out = (which >= walls) & side_open[np.clip(which - walls, 0, 3)]
         return angles, points, out
+
+
+#: Most cells of one rays × segments table in ``Sight._cast`` (about 16 MB a float array).
+_TABLE = 2_000_000
+
+
+def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far."""
+    a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    wx, wy = a[:, 0] - px, a[:, 1] - py
+    denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (wx * e[:, 1] - wy * e[:, 0]) / denom
+        u = (wx * d[:, 1:] - wy * d[:, :1]) / denom
+    hit = (np.abs(denom) > 1e-12) & (t > 1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
+    t = np.where(hit, t, np.inf)
+    which = t.argmin(axis=1)
+    t = t[np.arange(len(t)), which]
+    return which, np.where(np.isfinite(t), t, 0.0)
 
 
 def _inside(angles: np.ndarray, arcs: np.ndarray) -> np.ndarray:
@@ -260,6 +277,57 @@ def _lean(points: np.ndarray) -> np.ndarray:
 
 def _pieces(g: BaseGeometry) -> list[list[tuple[float, float]]]:
     return [list(part.coords) for part in shapely.get_parts(g)]
+
+
+def _segments(lines: list[list[tuple[float, float]]]) -> np.ndarray:
+    """The straight pieces of polylines as rows (x1, y1, x2, y2), zero-length ones dropped."""
+    rows = [np.hstack([a[:-1], a[1:]]) for a in (np.asarray(line, dtype=float) for line in lines)
+            if len(a) >= 2]
+    segs = np.vstack(rows) if rows else np.zeros((0, 4))
+    return segs[np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) > 1e-9]
+
+
+#: Digits a segment's direction and its line's offset are compared to (collinear test).
+_LINE_DIGITS = (9, 6)
+
+
+def _distinct(segs: np.ndarray) -> np.ndarray:
+    """``segs`` with each set of collinear, overlapping segments merged into one.
+
+    Sight is blocked by the points the walls cover, so merging overlaps changes
+    nothing a viewer sees; segments that only touch end to end stay apart.
+    """
+    if len(segs) < 2:
+        return segs
+    a, b = segs[:, :2], segs[:, 2:]
+    # Each segment runs along +x (or +y when vertical): then a copy drawn backwards
+    # is the same row, and its start has the smaller position along its line.
+    flip = (b[:, 0] < a[:, 0]) | ((b[:, 0] == a[:, 0]) & (b[:, 1] < a[:, 1]))
+    a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
+    d = b - a
+    u = d / np.hypot(d[:, 0], d[:, 1])[:, None]
+    offset = u[:, 0] * a[:, 1] - u[:, 1] * a[:, 0]
+    t1, t2 = (u * a).sum(axis=1), (u * b).sum(axis=1)
+    key = np.column_stack([np.round(u, _LINE_DIGITS[0]), np.round(offset, _LINE_DIGITS[1])])
+    _, line = np.unique(key, axis=0, return_inverse=True)
+    line = line.ravel()
+    order = np.lexsort((t1, line))
+    line, t1, t2, a, b = line[order], t1[order], t2[order], a[order], b[order]
+    # Along one line (sorted by start), a segment starts a new run unless it begins
+    # before the furthest end reached so far; lines are kept apart by a stride far
+    # beyond any map (positions along a line are within ±30,000 m).
+    stride = 1e5
+    reach = np.maximum.accumulate(t2 + line * stride) - line * stride
+    new = np.ones(len(line), dtype=bool)
+    new[1:] = (line[1:] != line[:-1]) | (t1[1:] >= reach[:-1])
+    run = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    if len(starts) == len(segs):
+        return segs
+    # A run spans from its first start to the end of the segment that reaches furthest.
+    last = np.lexsort((t2, run))
+    ends = last[np.r_[np.flatnonzero(np.diff(run[last])), len(last) - 1]]
+    return np.hstack([a[starts], b[ends]])
 
 
 def _clip(segs: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:

@@ -22,7 +22,8 @@ class RosterActions:
         self.host = host
         #: The open database (None until first used, or after it could not be read).
         self.db: Roster | None = None
-        self.panel = RosterPanel(self.roster, lambda: host.session.referee.state.ruleset)
+        self.panel = RosterPanel(self.roster, lambda: host.session.referee.state.ruleset,
+                                 self.damaged_rows)
         self.panel.save_button.clicked.connect(self.save_to_roster)
         self.panel.import_button.clicked.connect(self.import_roster)
         self.panel.export_button.clicked.connect(self.export_roster)
@@ -37,6 +38,11 @@ class RosterActions:
                 self.host.error(str(err))
                 return None
         return self.db
+
+    def damaged_rows(self, messages: list[str]) -> None:
+        """Tell the GM, once, of the roster rows a listing skipped (they stay in the file)."""
+        more = f" (and {len(messages) - 1} more damaged entries)" if len(messages) > 1 else ""
+        self.host.error(messages[0] + more)
 
     def save_to_roster(self) -> None:
         """Keep the selected combatant in the roster, with tags."""

@@ -106,3 +106,90 @@ def test_a_full_log_refuses_new_commands_but_still_undoes(registry: Registry) ->
     assert ref.undo() is filler
     ref.execute(RenameEncounter("Room again"))
     assert ref.state.name == "Room again"
+
+
+# --------------------------------------------------------------------------- issue 23 item 5
+
+
+def _values(junk: Any) -> Any:
+    return lambda d: d["encounter"]["tokens"][0]["values"].update(junk=junk)
+
+
+def test_a_value_past_the_item_limit_is_refused_at_once(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A million numbers in one token value (2 MB of file) are refused, not frozen."""
+    err = refused(capsys, "check", str(hostile(tmp_path, _values([1] * 1_000_000))))
+    assert err.strip().endswith(
+        "encounter.tokens[0].values.junk: the value is too big (more than 10,000 items, "
+        "nested lists and tables counted together)")
+
+
+@pytest.mark.parametrize("junk", [
+    [[0] * 100] * 100,                       # 100 lists of 100: 10,100 items in all
+    {f"k{i}": [0] for i in range(5_001)},    # 5,001 keys and their 5,001 items
+])
+def test_nested_items_count_together(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                     junk: Any) -> None:
+    err = refused(capsys, "check", str(hostile(tmp_path, _values(junk))))
+    assert "values.junk: the value is too big (more than 10,000 items" in err
+
+
+def test_a_value_at_the_limits_is_accepted(tmp_path: Path, registry: Registry) -> None:
+    # 9,999 items in the list and 1 in the table inside it: 10,000 in all.
+    junk = [0] * (records.MAX_ITEMS - 3) + ["x" * records.MAX_TEXT, {"a": None}]
+    loaded = storage.load(hostile(tmp_path, _values(junk)), registry)
+    assert next(iter(loaded.state.tokens.values())).values["junk"][-1] == {"a": None}
+
+
+@pytest.mark.parametrize(("junk", "said"), [
+    ("x" * (records.MAX_TEXT + 1),
+     "values.junk: text is too long (100,001 characters; at most 100,000)"),
+    ({"k" * (records.MAX_TEXT + 1): 1}, "key text is too long (100,001 characters"),
+])
+def test_long_text_inside_a_value_is_refused(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path, junk: Any, said: str) -> None:
+    assert said in refused(capsys, "check", str(hostile(tmp_path, _values(junk))))
+
+
+def test_too_many_keys_in_values_are_refused(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    def many(d: dict[str, Any]) -> None:
+        d["encounter"]["tokens"][0]["values"] = {f"k{i}": 0 for i in range(records.MAX_KEYS + 1)}
+    err = refused(capsys, "check", str(hostile(tmp_path, many)))
+    assert "encounter.tokens[0].values: too many (1,001 items; at most 1,000)" in err
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    (json.dumps({"type": "set_value", "token": "aldric", "key": "pool",
+                 "value": list(range(records.MAX_ITEMS + 1))}),
+     "line 1: value: the value is too big (more than 10,000 items"),
+    (json.dumps({"type": "move", "actor": "aldric", "path": [[1, 1]] * (records.MAX_LIST + 1)}),
+     "line 1: path: too many (100,001 items; at most 100,000)"),
+    (json.dumps({"type": "add_token", "token": {
+        "id": "x", "name": "X", "side": "s", "x": 1, "y": 1,
+        "conditions": ["prone"] * (records.MAX_KEYS + 1)}}),
+     "line 1: token.conditions: too many (1,001 items; at most 1,000)"),
+])
+def test_a_script_line_past_a_list_limit_is_refused(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, said: str) -> None:
+    demo = hostile(tmp_path, lambda d: None)
+    err = refused(capsys, "play", str(demo), "--script", str(script(tmp_path, line)))
+    assert said in err
+
+
+def test_the_roster_refuses_an_entry_past_the_limits(tmp_path: Path) -> None:
+    from tacmap.engine.roster import MAX_TAGS, Roster
+
+    big = {"type": "token", "id": "orc", "name": "Orc", "side": "foes", "x": 0, "y": 0,
+           "values": {"junk": [1] * (records.MAX_ITEMS + 1)}}
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps({"format": "tacmap-roster", "version": 1, "combatants": [
+        {"ruleset": "skirmish", "token": big}]}), encoding="utf-8")
+    with Roster(tmp_path / "roster.sqlite3") as roster:
+        with pytest.raises(InputError, match=r"combatants\[0\]\.token\.values\.junk: the value "
+                                             r"is too big \(more than 10,000 items"):
+            roster.import_json(export)
+        orc = Token("orc", "Orc", "foes", 0, 0)
+        with pytest.raises(InputError, match=f"at most {MAX_TAGS} tags"):
+            roster.add("skirmish", orc, [f"t{i}" for i in range(MAX_TAGS + 1)])
+        assert roster.search("skirmish") == []

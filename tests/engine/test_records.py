@@ -35,11 +35,11 @@ def test_records_are_written_tagged_with_every_field() -> None:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"type": "move", "actor": 3, "path": [[1, 1]]}, "actor: expected text, got a number"),
+    ({"type": "move", "actor": 3, "path": [[1, 1]]}, "actor: expected text, got 3"),
     ({"type": "move", "actor": "a", "path": [[1, "x"]]},
-     "path[0][1]: expected a whole number, got text"),
+     "path[0][1]: expected a whole number, got 'x'"),
     ({"type": "move", "actor": "a", "path": [[1.5, 0]]},
-     "path[0][0]: expected a whole number, got a number"),
+     "path[0][0]: expected a whole number, got 1.5"),
     ({"type": "move", "actor": "a", "path": [[1]]}, "path[0]: expected 2 values, got 1"),
     ({"type": "move", "actor": "a"}, "missing field 'path' for move"),
     ({"type": "move", "actor": "a", "path": [], "speed": 3}, "speed: unknown field for move"),
@@ -48,7 +48,7 @@ def test_records_are_written_tagged_with_every_field() -> None:
     ({"type": "move", "actor": "a", "path": [[10**12, 0]]},
      "path[0][0]: number 1e+12 is out of range (limit ±1,000,000,000)"),
     ({"type": "move", "actor": "x" * 100_001, "path": []},
-     "actor: text is too long (100,001 characters)"),
+     "actor: text is too long (100,001 characters; at most 100,000)"),
     ({"type": "set_value", "token": "a", "key": "k", "value": [1, [2, -3e9]]},
      "value[1][1]: number -3e+09 is out of range (limit ±1,000,000,000)"),
     ({"actor": "a"}, "missing \"type\""),
@@ -66,7 +66,7 @@ def test_the_place_of_the_whole_value_comes_first() -> None:
     with pytest.raises(InputError) as err:
         records.decode(b'{"id": "orc", "name": "Orc", "side": "foes", "x": 1, "y": "x"}', Token,
                        "encounter.tokens[3]")
-    assert str(err.value) == "encounter.tokens[3].y: expected a whole number, got text"
+    assert str(err.value) == "encounter.tokens[3].y: expected a whole number, got 'x'"
 
 
 def test_an_event_is_not_a_command() -> None:
@@ -189,3 +189,29 @@ def test_the_json_shape_of_a_record_is_its_msgspec_shape() -> None:
     assert records.encode(turns) == msgspec.json.encode(turns)
     assert records.name_of(turns) == "ordered_turns" == records.tag_of(OrderedTurns)
     assert records.tag_of(Schedule) is None
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"type": {"a": 1}}, 'unknown command type {"a":1}'),
+    ({"type": True}, "unknown command type true"),
+    ({"type": "move", "actor": "a", "path": [[1, True]]},
+     "path[0][1]: expected a whole number, got true"),
+    ({"type": "set_value", "token": "a", "key": "k", "value": 1, "x": None},
+     "x: unknown field for set_value"),
+])
+def test_a_refusal_shows_the_value_as_json(data: dict[str, object], message: str) -> None:
+    """Issue 23: the value as the file holds it, never Python's True or {'a': 1}."""
+    with pytest.raises(InputError) as err:
+        records.decode(json.dumps(data), Command)
+    assert str(err.value) == message
+
+
+def test_a_key_too_long_is_named_by_its_start_not_by_dots() -> None:
+    """Issue 23: a bad key of a table is the key, not ``values....``, in plain words."""
+    key = "k" * (records.MAX_TEXT + 1)
+    raw = json.dumps({"id": "orc", "name": "Orc", "side": "foes", "x": 1, "y": 1,
+                      "values": {"ok": 1, key: 1}})
+    with pytest.raises(InputError) as err:
+        records.decode(raw, Token, "token")
+    assert str(err.value) == (f"token.values.{'k' * 40}…: text is too long (100,001 "
+                              "characters; at most 100,000)")

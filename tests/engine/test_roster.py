@@ -204,9 +204,9 @@ GOOD = {"ruleset": "action_pool", "tags": ["melee"], "token": records.plain(ORC)
                      "up to 1)"),
     ({"version": "1"}, "\"version\" must be a whole number from 1"),
     ({"combatants": [GOOD, {**GOOD, "token": {**records.plain(ORC), "hp": "lots"}}]},
-     "combatants[1].token.hp: expected a whole number, got text"),
+     "combatants[1].token.hp: expected a whole number, got 'lots'"),
     ({"combatants": [GOOD, {**GOOD, "tags": "melee"}]},
-     "combatants[1].tags: expected a list, got text"),
+     "combatants[1].tags: expected a list, got 'melee'"),
     ({"combatants": [GOOD, {"token": records.plain(ORC)}]}, "combatants[1]: missing 'ruleset'"),
     ({"combatants": [GOOD, {**GOOD, "colour": "red"}]}, "combatants[1]: unknown key 'colour'"),
     ({"combatants": [GOOD, {**GOOD, "token": {"type": "move", "actor": "x"}}]},
@@ -373,3 +373,42 @@ def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path, roster: 
     doc = {"format": "tacmap-roster", "version": 1, "combatants": [GOOD]}
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc).encode())
     assert roster.import_json(path) == 1
+
+
+@pytest.mark.parametrize(("damage", "said"), [
+    ("UPDATE combatant SET token = '{\"id\": x}' WHERE name = 'Orc'", "not valid JSON"),
+    ("UPDATE combatant SET token = replace(token, '\"hp\":9', '\"hp\":\"nine\"') "
+     "WHERE name = 'Orc'", "token.hp: expected a whole number, got 'nine'"),
+    ("UPDATE combatant SET token = replace(token, '\"hidden\":false', "
+     "'\"hidden\":false,\"aura\":3') WHERE name = 'Orc'", "token.aura: unknown field"),
+    ("UPDATE tag SET tag = CAST('melee' AS BLOB)", "the tag b'melee' is bytes, not text"),
+    ("UPDATE combatant SET token = zeroblob(2000000) WHERE name = 'Orc'",
+     "the token is 2,000,000 bytes, more than the 1,048,576 a roster entry may hold"),
+])
+def test_a_damaged_row_is_skipped_once_named_and_kept(tmp_path: Path, damage: str,
+                                                      said: str) -> None:
+    """Issue 23 item 11: one bad row never stops a listing, an export or the app."""
+    path = tmp_path / "roster.sqlite3"
+    with Roster(path) as roster:
+        orc = roster.add("action_pool", ORC, ["melee"])
+        roster.add("action_pool", ARCHER)
+    with sqlite3.connect(path) as db:
+        db.execute(damage)
+        kept = db.execute("SELECT token, typeof(token) FROM combatant WHERE id = ?",
+                          (orc,)).fetchone()
+    with Roster(path) as roster:
+        assert [e.name for e in roster.search("action_pool")] == ["Goblin Archer"]
+        messages = roster.skipped()
+        assert len(messages) == 1
+        assert messages[0].startswith(f"{path}: roster entry {orc} (Orc) is damaged and was "
+                                      "skipped (")
+        assert said in messages[0] and messages[0].endswith("it is kept in the roster as it is")
+        for text in ("", "gob", "melee"):  # every keypress in the search box: no new message
+            roster.search("action_pool", text)
+        assert roster.skipped() == []
+        assert roster.export_json(tmp_path / "out.json") == 1
+        with pytest.raises(InputError, match="is damaged"):
+            roster.get(orc)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT token, typeof(token) FROM combatant WHERE id = ?",
+                          (orc,)).fetchone() == kept

@@ -144,19 +144,19 @@ def test_bad_files_get_one_clear_line(tmp_path: Path, registry: Registry, name: 
 
 
 @pytest.mark.parametrize(("where", "value", "sentence"), [
-    ("encounter/tokens/1/hp", "x", "encounter.tokens[1].hp: expected a whole number, got text"),
+    ("encounter/tokens/1/hp", "x", "encounter.tokens[1].hp: expected a whole number, got 'x'"),
     ("encounter/tokens/0/stats", {"dex": [1, 10**12]},
      "encounter.tokens[0].stats.dex[1]: number 1e+12 is out of range (limit ±1,000,000,000)"),
     ("encounter/map/walls/0", {"type": "wall", "points": [[0, 0]]},
      "encounter.map.walls[0]: a wall needs at least two points"),
     ("encounter/schedule/index", 9, "encounter.schedule: Turn position 9 is outside the turn "
                                     "order."),
-    ("log/1/command/actor", 5, "log[1].command.actor: expected text, got a number"),
+    ("log/1/command/actor", 5, "log[1].command.actor: expected text, got 5"),
     ("log/1/events/1/roll/faces", [1, "six"], "log[1].events[1].roll.faces[1]: expected a whole "
-                                              "number, got text"),
+                                              "number, got 'six'"),
     ("log/1/events/0/new/order", ["ana", 3], "log[1].events[0].new.order[1]: expected text, got "
-                                             "a number"),
-    ("log/0/command/order", "ana", "log[0].command.order: expected a list, got text"),
+                                             "3"),
+    ("log/0/command/order", "ana", "log[0].command.order: expected a list, got 'ana'"),
 ])
 def test_a_bad_value_in_a_file_is_one_sentence_naming_file_and_path(
         tmp_path: Path, registry: Registry, where: str, value: Any, sentence: str) -> None:

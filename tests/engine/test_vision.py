@@ -271,3 +271,36 @@ def test_every_ruleset_takes_a_sight_stat_in_its_own_unit(
     assert vision.sight_range(state, scout) == cells
     seen = vision.shown_now(state, Walls(()))
     assert seen.contains(shapely.Point(3.5, 0.5)) and not seen.contains(shapely.Point(6, 0.5))
+
+
+def test_ten_thousand_copies_of_one_wall_cost_what_one_wall_costs() -> None:
+    """Issue 23 item 4: copies and overlaps are merged before the walls are noded."""
+    one = Wall(((5.0, 5.0), (15.0, 5.0)))
+    copies = tuple(Wall(((5.0, 5.0), (15.0, 5.0))) for _ in range(10_000))
+    backwards = tuple(Wall(((15.0, 5.0), (5.0, 5.0))) for _ in range(100))
+    shifted = tuple(Wall(((5 + i * 0.001, 5.0), (15 + i * 0.001, 5.0))) for i in range(3_000))
+    longer = Wall(((5.0, 5.0), (17.999, 5.0)))  # what the shifted copies cover together
+    for walls, same in ((copies + backwards, one), (shifted, longer)):
+        alone = vision.Sight(Walls((same,)), 30, 20)
+        sight = vision.Sight(Walls(walls), 30, 20)
+        assert len(sight.segments) == 1
+        assert sight.of((9, 9, 1, None)).symmetric_difference(
+            alone.of((9, 9, 1, None))).area < 0.02
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 20)] * 4), min_size=1, max_size=8),
+       st.integers(0, 19), st.integers(0, 9))
+def test_walls_drawn_twice_or_in_overlapping_pieces_hide_the_same(
+        lines: list[tuple[int, int, int, int]], x: int, y: int) -> None:
+    walls = tuple(Wall(((a, b / 2), (c, d / 2))) for a, b, c, d in lines if (a, b) != (c, d))
+    # Each wall again, backwards, and as two halves that overlap in the middle.
+    again = []
+    for w in walls:
+        (ax, ay), (bx, by) = w.points
+        again += [Wall(((bx, by), (ax, ay))),
+                  Wall(((ax, ay), (ax + (bx - ax) * 0.6, ay + (by - ay) * 0.6))),
+                  Wall(((ax + (bx - ax) * 0.4, ay + (by - ay) * 0.4), (bx, by)))]
+    plain = vision.Sight(Walls(walls), 20, 10).of((x, y, 1, None))
+    doubled = vision.Sight(Walls(walls + tuple(again)), 20, 10).of((x, y, 1, None))
+    assert plain.symmetric_difference(doubled).area < 1e-6

@@ -41,10 +41,13 @@ class RosterList(QListWidget):
 class RosterPanel(QWidget):
     """Search box, the entries of the encounter's ruleset, and the roster's buttons."""
 
-    def __init__(self, roster: Callable[[], Roster | None], ruleset: Callable[[], str]) -> None:
+    def __init__(self, roster: Callable[[], Roster | None], ruleset: Callable[[], str],
+                 skipped: Callable[[list[str]], None] = lambda messages: None) -> None:
         super().__init__()
         self.roster = roster
         self.ruleset = ruleset
+        #: Told, once each, of the damaged rows a listing left out.
+        self.skipped = skipped
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search by name or tag")
         self.search.textChanged.connect(lambda _: self.refresh())
@@ -67,6 +70,9 @@ class RosterPanel(QWidget):
         self.entries.clear()
         roster = self.roster()
         found = roster.search(self.ruleset(), self.search.text()) if roster else []
+        damaged = roster.skipped() if roster else []
+        if damaged:
+            self.skipped(damaged)
         for entry in found:
             tags = f"  [{', '.join(entry.tags)}]" if entry.tags else ""
             item = QListWidgetItem(f"{entry.name}  ({entry.token.side}){tags}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from tacmap.engine.commands import Act, Attack, EndTurn, Move, StartCombat
+from tacmap.engine.commands import Act, Attack, EndTurn, Move, RemoveToken, StartCombat
 from tacmap.engine.errors import RuleError
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
@@ -434,3 +434,15 @@ def test_a_combat_event_that_never_can_occur_gives_up(registry: Registry) -> Non
     _, out = start_with_event(registry, [19] * (rules.max_rerolls + 1))
     assert f"no Combat Event could occur in {rules.max_rerolls} re-rolls" in out
 
+
+
+def test_a_close_quarters_pair_the_gm_removed_locks_nobody(registry: Registry) -> None:
+    """Issue 23 item 16: choosing a pair whose token was removed meanwhile is no crash."""
+    three = fighters()
+    three[2] = replace(three[2], x=4, y=5)  # Cy beside Ana too: two pairs, the GM chooses
+    ref, out = start_with_event(registry, [6], three)
+    assert any("Select Two Combatants in Threat Range" in line for line in out)
+    run(ref, RemoveToken("cy"))
+    out = run(ref, Act("ana", "choose", detail="ana+cy"))
+    assert "Close Quarters: Cy has left the map, so nobody is locked together" in out
+    assert "grappled" not in ref.state.tokens["ana"].conditions
