@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from tacmap.engine import grid
-from tacmap.engine.geometry import reach_crossing
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import ConditionChanged, Said, ValueChanged, condition_change
+from tacmap.engine.geometry import reach_crossing
 from tacmap.engine.ruleset import Resolution
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Cell, Encounter, Token

@@ -111,8 +111,31 @@ class DragController:
             sizes.append(enemy.size)
         units = self.referee.ruleset.manifest.units
         label = describe_cost(p, units) if p.legal else (p.reason or describe_cost(p, units))
+        end = cells[-1]
+        # Tokens round the destination, for the labels to keep off (the index is the
+        # ruleset's, built once for this state version).
+        index = self.referee.ruleset.space.index(state, self.referee.version)
+        pad = 4
+        near = tuple((t.x, t.y, t.size)
+                     for t in index.near(end[0] - pad, end[1] - pad, end[0] + token.size + pad,
+                                         end[1] + token.size + pad)
+                     if t.id != token.id)
         return DragView(tuple(cells), tuple(costs), bands, token.size, label, p.legal,
-                        tuple(leaves), tuple(sizes), tuple(drag.waypoints))
+                        tuple(leaves), tuple(sizes), tuple(drag.waypoints),
+                        p.uses if p.legal else "", near)
+
+    def status_of(self, preview: Preview) -> str:
+        """The status-bar line while dragging: cost, why not, what the move uses, warnings."""
+        text = describe_cost(preview, self.referee.ruleset.manifest.units)
+        if not preview.legal:
+            text = f"{text} — {preview.reason}" if text else preview.reason
+        elif preview.uses:
+            text = f"{text} — {preview.uses}" if text else preview.uses
+        if preview.leaves:
+            state = self.referee.state
+            names = ", then ".join(state.tokens[e].name for e, _ in preview.leaves)
+            text += f" — leaves the reach of {names}"
+        return text
 
     def finish(self, override: bool = False) -> str:
         """Release: execute the move (or the GM's free move). Returns a status line."""
@@ -133,7 +156,7 @@ class DragController:
         units = self.referee.ruleset.manifest.units
         text = f"{name} moves {units.of(p.cost)}" if p is not None and p.cost is not None else ""
         if p is not None and p.leaves:
-            names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
+            names = ", then ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
             text += f" — leaves the reach of {names}"
         for reaction in reactions(self.referee.state, move, events):
             text += f" — {reaction.text}"
