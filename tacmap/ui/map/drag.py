@@ -112,17 +112,16 @@ class DragController:
         units = self.referee.ruleset.manifest.units
         label = describe_cost(p, units) if p.legal else (p.reason or describe_cost(p, units))
         end = cells[-1]
-        # Tokens round the destination, for the labels to keep off (the index is the
-        # ruleset's, built once for this state version).
+        # Tokens round the destination (the dragged one where it stands too), for the
+        # labels to keep off; the index is the ruleset's, built once per state version.
         index = self.referee.ruleset.space.index(state, self.referee.version)
-        pad = 4
+        pad = 10  # as far as a label may reach
         near = tuple((t.x, t.y, t.size)
                      for t in index.near(end[0] - pad, end[1] - pad, end[0] + token.size + pad,
-                                         end[1] + token.size + pad)
-                     if t.id != token.id)
+                                         end[1] + token.size + pad))
         return DragView(tuple(cells), tuple(costs), bands, token.size, label, p.legal,
                         tuple(leaves), tuple(sizes), tuple(drag.waypoints),
-                        p.uses if p.legal else "", near)
+                        p.uses if p.legal else "", near, (state.map.width, state.map.height))
 
     def status_of(self, preview: Preview) -> str:
         """The status-bar line while dragging: cost, why not, what the move uses, warnings."""

@@ -259,7 +259,9 @@ class DragView:
     """What the move spends and what is left (``second move: no standard action after
     this``), a second line under ``label``."""
     tokens: tuple[tuple[int, int, int], ...] = ()
-    """(x, y, size) of the other tokens near the destination: the labels keep off them."""
+    """(x, y, size) of the tokens near the destination: the labels keep off them."""
+    map_size: tuple[int, int] = (0, 0)
+    """Map width and height in cells: the labels stay on the map (0: no limit)."""
 
 
 BAND_COLOURS = ("#2fb84f", "#e3b21c", "#e07b1c")
@@ -279,8 +281,11 @@ def warning_texts(view: DragView) -> list[tuple[Cell, str]]:
             out.append((cell, [name]))
     texts = []
     for cell, names in out:
-        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        texts.append((cell, f"leaves {who}'s reach"))
+        if len(names) == 1:
+            texts.append((cell, f"leaves {names[0]}'s reach"))
+        else:
+            texts.append((cell, f"leaves the reach of {', '.join(names[:-1])} and "
+                                f"{names[-1]}"))
     return texts
 
 
@@ -323,39 +328,37 @@ class DragOverlay(QGraphicsItem):
         self.update()
 
     def _lay_out(self, view: DragView) -> None:
-        """Place the cost label off the tokens by the destination, then stack each
-        warning below anything it would cover."""
+        """Place the cost label, then each warning, where they cover no token, no part
+        of the path and no other label; a warning with no such spot goes down the stack."""
         end = view.cells[-1]
         edge = view.size * CELL
         ghost = QRectF(end[0] * CELL, end[1] * CELL, edge, edge)
         tokens = [QRectF(x * CELL, y * CELL, n * CELL, n * CELL) for x, y, n in view.tokens]
-        lines = [view.label, view.uses] if view.uses else [view.label]
-        size = _tag_rect(QPointF(0, 0), lines).size()
+        path = [QRectF(x * CELL, y * CELL, edge, edge) for x, y in view.cells]
+        lines = _lines(view)
+        size = _tag_rect(QPointF(0, 0), lines)
         gap = 6.0
-        # Right of the ghost first, then above, below, left: the first spot that covers
-        # no token wins (else the one that covers least), so the token the GM moves
-        # next to stays in sight.
+        # Right of the ghost first, then above, below, left.
         spots = [QPointF(ghost.right() + gap, ghost.top()),
-                 QPointF(ghost.right() + gap, ghost.top() - size.height() - gap),
                  QPointF(ghost.left(), ghost.top() - size.height() - gap),
                  QPointF(ghost.left(), ghost.bottom() + gap),
+                 QPointF(ghost.right() + gap, ghost.top() - size.height() - gap),
                  QPointF(ghost.right() + gap, ghost.bottom() + gap),
-                 QPointF(ghost.left() - size.width() - gap, ghost.top())]
-
-        def overlap(rect: QRectF) -> float:
-            total = 0.0
-            for t in tokens:
-                common = rect.intersected(t)
-                total += common.width() * common.height()
-            return total
-
-        best = min((overlap(QRectF(p, size)), i) for i, p in enumerate(spots))[1]
-        self.label_box = QRectF(spots[best], size)
+                 QPointF(ghost.left() - size.width() - gap, ghost.top()),
+                 QPointF(ghost.left() - size.width() - gap, ghost.top() - size.height() - gap),
+                 QPointF(ghost.left() - size.width() - gap, ghost.bottom() + gap)]
+        area = QRectF(0, 0, view.map_size[0] * CELL, view.map_size[1] * CELL) \
+            if view.map_size[0] > 0 else None
+        self.label_box = _best(spots, size, [ghost], tokens, path, area)
         taken = [self.label_box, ghost]
         self.warning_boxes = []
         for cell, text in warning_texts(view):
             at = centre(cell, view.size)
-            rect = _tag_rect(at + QPointF(14, 4), [text])
+            size = _tag_rect(QPointF(0, 0), [text])
+            spots = [at + QPointF(14, 4), at + QPointF(14, -size.height() - 4),
+                     at + QPointF(-size.width() - 14, 4),
+                     at + QPointF(-size.width() - 14, -size.height() - 4)]
+            rect = _best(spots, size, taken, tokens, path, area)
             while any(rect.intersects(r) for r in taken):
                 rect.translate(0, rect.height() + 2)
             taken.append(rect)
@@ -419,8 +422,7 @@ class DragOverlay(QGraphicsItem):
             painter.drawEllipse(ring)
         for at, rect, text in self.warning_boxes:
             self._warning(painter, at, rect, text)
-        lines = [view.label, view.uses] if view.uses else [view.label]
-        self._tag(painter, self.label_box, lines, view.legal)
+        self._tag(painter, self.label_box, _lines(view), view.legal)
 
     def _warning(self, painter: QPainter, at: QPointF, box: QRectF, text: str) -> None:
         tri = QPolygonF([at + QPointF(0, -14), at + QPointF(12, 8), at + QPointF(-12, 8)])
@@ -431,10 +433,12 @@ class DragOverlay(QGraphicsItem):
         painter.setPen(QColor("#3a0000"))
         painter.drawText(QRectF(at.x() - 12, at.y() - 10, 24, 18), Qt.AlignmentFlag.AlignCenter,
                          "!")
-        if box.top() > at.y() + 10:
-            # Pushed down the stack: a line ties the label to its marker.
+        if not box.adjusted(-16, -16, 16, 16).contains(at):
+            # Moved off its marker: a line ties the label to it.
             painter.setPen(QPen(QColor("#ffd21f"), 2))
-            painter.drawLine(at + QPointF(6, 8), QPointF(box.left(), box.center().y()))
+            near = QPointF(min(max(at.x(), box.left()), box.right()),
+                           min(max(at.y(), box.top()), box.bottom()))
+            painter.drawLine(at, near)
         self._tag(painter, box, [text], False)
 
     def _tag(self, painter: QPainter, box: QRectF, lines: Sequence[str], good: bool) -> None:
@@ -447,6 +451,32 @@ class DragOverlay(QGraphicsItem):
             painter.setPen(QColor("#ffffff") if good or i > 0 else QColor("#ffb3b3"))
             row = QRectF(box.left(), box.top() + 1 + i * _LINE, box.width(), _LINE)
             painter.drawText(row, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _lines(view: DragView) -> list[str]:
+    """The cost label's lines: the cost (or why not), then what the move uses, one clause
+    a line so the label stays narrow."""
+    return [view.label, *(part for part in view.uses.split("; ") if part)]
+
+
+def _best(spots: Sequence[QPointF], size: QRectF, taken: Sequence[QRectF],
+          tokens: Sequence[QRectF], path: Sequence[QRectF], area: QRectF | None) -> QRectF:
+    """The first spot (a rect of ``size``'s width and height) that covers least: another
+    label or the ghost above all; then a token; then the margin past the map ``area`` (the
+    view scrolls a little past the edge); then the path."""
+    def cost(rect: QRectF) -> float:
+        total = 0.0
+        if area is not None:
+            inside = rect.intersected(area)
+            total += 1.5 * (rect.width() * rect.height() - inside.width() * inside.height())
+        for weight, rects in ((100.0, taken), (10.0, tokens), (1.0, path)):
+            for r in rects:
+                common = rect.intersected(r)
+                total += weight * common.width() * common.height()
+        return total
+
+    rects = [QRectF(p.x(), p.y(), size.width(), size.height()) for p in spots]
+    return min(enumerate(rects), key=lambda ir: (cost(ir[1]), ir[0]))[1]
 
 
 def _tag_rect(at: QPointF, lines: Sequence[str]) -> QRectF:
