@@ -84,7 +84,8 @@ def test_a_route_goes_round_a_living_enemy_but_through_an_ally_or_the_fallen() -
     plan = planner.plan((14, 30))
     assert (12, 30) not in plan.cells and plan.cells[-1] == (14, 30)
     assert plan.cost == 6.0  # round E: 2 m more than the straight 4 m (a diagonal is 2 m)
-    for who in (Token("e", "E", "party", 12, 30), Token("e", "E", "foe", 12, 30, conditions=("dead",))):
+    for who in (Token("e", "E", "party", 12, 30),
+                Token("e", "E", "foe", 12, 30, conditions=("dead",))):
         state.tokens["e"] = who
         plan = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0).plan((14, 30))
         assert plan.cost == 4.0 and (12, 30) in plan.cells
