@@ -812,11 +812,12 @@ class SpeedRank(Ruleset):
         std_left = self.data.actions.standard - used_std
         mov_left = self.data.actions.move - used_mov
         head = "a move action" if mov_left < mov else "the standard action, spent as a move"
-        tail = f"left this round: {plural(std_left, 'standard action')} and " \
-               f"{plural(mov_left, 'move action')}"
+        left = [plural(n, what) for n, what in ((std_left, "standard action"),
+                                                (mov_left, "move action")) if n > 0]
+        tail = f"left this round: {' and '.join(left)}" if left else "nothing left this round"
         if std > 0 and std_left == 0:
             tail = f"no standard action (no attack) after this; {tail}"
-        return f"{head}: {tail}"
+        return f"{head}; {tail}"
 
     def _move(self, ctx: Resolution, cmd: Move) -> None:
         state = ctx.state
