@@ -478,13 +478,20 @@ class SpeedRank(Ruleset):
                 name = token.side if token else cmd.actor
                 raise RuleError(f"it is {possessive(side)} turn in {self.phase_text(rnd.phase)}, "
                                 f"not {possessive(name)}")
+        self.end_check(state)
+        self._settle(ctx, rnd.phase_i, rnd.side + 1)
+
+    def end_check(self, state: Encounter) -> Round:
+        """The round, or RuleError while the acting side must first sustain or cancel an
+        action carried into this round (so End turn is offered greyed, with the reason)."""
+        rnd = self.round_of(state)
         if rnd.phase_i == PHASE_S:
             for actor, label in rnd.pending:
                 t = state.tokens.get(actor)
-                if t is not None and t.side == side:
+                if t is not None and t.side == rnd.current_side:
                     raise RuleError(f"{t.name} must sustain or cancel {label} first: an action "
                                     "carried into a new round is sustained or cancelled")
-        self._settle(ctx, rnd.phase_i, rnd.side + 1)
+        return rnd
 
     def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
         rnd = self.round_of(ctx.state)

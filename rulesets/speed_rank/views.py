@@ -53,6 +53,7 @@ class Rules(Protocol):
     def dropped(self, token: Token) -> tuple[str, ...]: ...
     def immobile(self, token: Token) -> str: ...
     def round_of(self, state: Encounter) -> Round: ...
+    def end_check(self, state: Encounter) -> Round: ...
     def move_check(self, state: Encounter, token: Token) -> tuple[Round, float, bool]: ...
     def ready(self, state: Encounter, token: Token, what: str, *, weapon: Weapon | None = None,
               spell: bool = False, cost: Sequence[Cost] = (), moving: bool = False,
@@ -191,7 +192,7 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         out.append(option("pick_up", "Pick up", "none",
                           ready("pick anything up", cost=rules.data.action_costs.pick_up)))
     out.append(option("end_turn", "End the side's turn", "none",
-                      lambda: rules.round_of(state)))
+                      lambda: rules.end_check(state)))
     return out
 
 

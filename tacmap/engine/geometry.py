@@ -232,8 +232,14 @@ def reach_crossing(
     this one function, so a warning on the map and a reaction that fires agree.
     """
     entered: int | None = None
-    for i, c in enumerate(cells):
-        inside = grid.edge_distance(rule, c, mover.size, enemy.cell, enemy.size) <= reach
+    n, (ex, ey), es = mover.size, enemy.cell, enemy.size
+    for i, (cx, cy) in enumerate(cells):
+        # grid.gap inlined: this runs for every cell of every drag near an enemy.
+        dx = max(0, ex - (cx + n - 1), cx - (ex + es - 1))
+        dy = max(0, ey - (cy + n - 1), cy - (ey + es - 1))
+        # No rule makes a distance shorter than its longer axis: most cells stop here.
+        inside = dx <= reach and dy <= reach \
+            and grid.segment_cost(rule, (0, 0), (dx, dy)) <= reach
         if entered is None:
             if inside:
                 entered = i

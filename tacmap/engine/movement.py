@@ -9,6 +9,8 @@ that holds a state without a referee.
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -175,7 +177,15 @@ def plan_route(
         if through is None and walls.route_blocked(leg, token.size) is None:
             cost += grid.segment_cost(rule, start, target, diagonals)
         else:
-            found = _detour(state, walls, token, start, target, diagonals, fields, barred)
+            found = None
+            if through is not None:
+                # Round the enemies close by first: a small search, where the whole
+                # field to the target would cost a search of the whole neighbourhood.
+                near = _round_enemies(state, walls, token, leg, barred, diagonals, fields)
+                if near is not None and walls.route_blocked(near, token.size) is None:
+                    found = near
+            if found is None:
+                found = _detour(state, walls, token, start, target, diagonals, fields, barred)
             if found is None:
                 if through is not None:
                     who = state.tokens[barred[through]].name
@@ -188,6 +198,66 @@ def plan_route(
         diagonals += sum(1 for a, b in pairwise(leg) if a[0] != b[0] and a[1] != b[1])
         cells.extend(leg[1:])
     return cells, cost, ""
+
+
+def _round_enemies(
+    state: Encounter, walls: Walls, token: Token, leg: Sequence[Cell], barred: Barred,
+    diagonals: int, fields: Fields | None,
+) -> list[Cell] | None:
+    """``leg`` with each run of barred cells replaced by the cheapest way round inside a
+    small box about it, or None when there is none that close."""
+    size = token.size
+    test = _step_test(walls, size, barred)
+    out = [leg[0]]
+    i = 1
+    while i < len(leg):
+        if leg[i] not in barred:
+            out.append(leg[i])
+            i += 1
+            continue
+        j = i
+        while j < len(leg) - 1 and leg[j] in barred:
+            j += 1
+        way = _local_way(state, out[-1], leg[j], size, test, diagonals)
+        if way is None:
+            return None
+        out.extend(way[1:])
+        i = j + 1
+    return out
+
+
+def _local_way(state: Encounter, a: Cell, b: Cell, size: int, test: grid.StepTest,
+               diagonals: int) -> list[Cell] | None:
+    """Cheapest cells from ``a`` to ``b`` inside their box widened by the token's size
+    and two cells (Dijkstra over a few dozen cells), or None."""
+    rule = state.diagonal
+    pad = size + 2
+    x0, x1 = max(0, min(a[0], b[0]) - pad), min(state.map.width - size, max(a[0], b[0]) + pad)
+    y0, y1 = max(0, min(a[1], b[1]) - pad), min(state.map.height - size, max(a[1], b[1]) + pad)
+    steps = grid.NEIGHBOURS_4 if rule == "rectilinear" else grid.NEIGHBOURS_8
+    best: dict[Cell, float] = {a: 0.0}
+    came: dict[Cell, Cell] = {}
+    heap: list[tuple[float, Cell]] = [(0.0, a)]
+    while heap:
+        d, cell = heapq.heappop(heap)
+        if cell == b:
+            path = [b]
+            while path[-1] != a:
+                path.append(came[path[-1]])
+            path.reverse()
+            return path
+        if d > best[cell]:
+            continue
+        for dx, dy in steps:
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if not (x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1) or test(cell, nxt):
+                continue
+            cost = d + grid.step_cost(rule, cell, nxt, diagonals)
+            if cost < best.get(nxt, math.inf):
+                best[nxt] = cost
+                came[nxt] = cell
+                heapq.heappush(heap, (cost, nxt))
+    return None
 
 
 def _detour(
