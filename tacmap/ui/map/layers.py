@@ -338,17 +338,24 @@ class DragOverlay(QGraphicsItem):
         lines = _lines(view)
         size = _tag_rect(QPointF(0, 0), lines)
         gap = 6.0
-        # Right of the ghost first, then above, below, left.
+        w, h = size.width(), size.height()
+        # Right of the ghost first, then above and below (left-aligned, right-aligned,
+        # then a row further off), then left.
+        above, below = ghost.top() - h - gap, ghost.bottom() + gap
         spots = [QPointF(ghost.right() + gap, ghost.top()),
-                 QPointF(ghost.left(), ghost.top() - size.height() - gap),
-                 QPointF(ghost.left(), ghost.bottom() + gap),
-                 QPointF(ghost.right() + gap, ghost.top() - size.height() - gap),
-                 QPointF(ghost.right() + gap, ghost.bottom() + gap),
-                 QPointF(ghost.left() - size.width() - gap, ghost.top()),
-                 QPointF(ghost.left() - size.width() - gap, ghost.top() - size.height() - gap),
-                 QPointF(ghost.left() - size.width() - gap, ghost.bottom() + gap)]
+                 QPointF(ghost.left(), above), QPointF(ghost.left(), below),
+                 QPointF(ghost.right() - w, above), QPointF(ghost.right() - w, below),
+                 QPointF(ghost.right() + gap, above), QPointF(ghost.right() + gap, below),
+                 QPointF(ghost.left() - w - gap, ghost.top()),
+                 QPointF(ghost.left() - w - gap, above), QPointF(ghost.left() - w - gap, below),
+                 QPointF(ghost.left(), above - CELL), QPointF(ghost.right() - w, above - CELL),
+                 QPointF(ghost.left(), below + CELL), QPointF(ghost.right() - w, below + CELL)]
         area = QRectF(0, 0, view.map_size[0] * CELL, view.map_size[1] * CELL) \
             if view.map_size[0] > 0 else None
+        shown = self._shown()
+        if shown is not None:
+            # On screen first: a label past the window's edge is no label.
+            area = shown if area is None else area.intersected(shown)
         self.label_box = _best(spots, size, [ghost], tokens, path, area)
         taken = [self.label_box, ghost]
         self.warning_boxes = []
@@ -363,6 +370,15 @@ class DragOverlay(QGraphicsItem):
                 rect.translate(0, rect.height() + 2)
             taken.append(rect)
             self.warning_boxes.append((at, rect, text))
+
+    def _shown(self) -> QRectF | None:
+        """The part of the scene the (first) view shows, or None without a view."""
+        scene = self.scene()
+        views = scene.views() if scene is not None else []
+        if not views:
+            return None
+        port = views[0].viewport()
+        return views[0].mapToScene(port.rect()).boundingRect()
 
     def boundingRect(self) -> QRectF:
         return self.box
@@ -462,13 +478,13 @@ def _lines(view: DragView) -> list[str]:
 def _best(spots: Sequence[QPointF], size: QRectF, taken: Sequence[QRectF],
           tokens: Sequence[QRectF], path: Sequence[QRectF], area: QRectF | None) -> QRectF:
     """The first spot (a rect of ``size``'s width and height) that covers least: another
-    label or the ghost above all; then a token; then the margin past the map ``area`` (the
-    view scrolls a little past the edge); then the path."""
+    label or the ghost above all; then anything outside ``area`` (the map on screen);
+    then a token; then the path."""
     def cost(rect: QRectF) -> float:
         total = 0.0
         if area is not None:
             inside = rect.intersected(area)
-            total += 1.5 * (rect.width() * rect.height() - inside.width() * inside.height())
+            total += 20.0 * (rect.width() * rect.height() - inside.width() * inside.height())
         for weight, rects in ((100.0, taken), (10.0, tokens), (1.0, path)):
             for r in rects:
                 common = rect.intersected(r)
