@@ -115,7 +115,7 @@ class Space:
         return found
 
     def fields(self, state: Encounter, version: object) -> Fields | None:
-        """Distance fields found so far at ``version``, by (leg start, token size).
+        """Distance fields found so far at ``version``, by leg start, size and side.
 
         While a token is dragged round a wall, every mouse move reuses the
         field of its leg instead of searching again.
@@ -181,7 +181,7 @@ def plan_route(
             if through is not None:
                 # Round the enemies close by first: a small search, where the whole
                 # field to the target would cost a search of the whole neighbourhood.
-                near = _round_enemies(state, walls, token, leg, barred, diagonals, fields)
+                near = _round_enemies(state, walls, token, leg, barred, diagonals)
                 if near is not None and walls.route_blocked(near, token.size) is None:
                     found = near
             if found is None:
@@ -202,7 +202,7 @@ def plan_route(
 
 def _round_enemies(
     state: Encounter, walls: Walls, token: Token, leg: Sequence[Cell], barred: Barred,
-    diagonals: int, fields: Fields | None,
+    diagonals: int,
 ) -> list[Cell] | None:
     """``leg`` with each run of barred cells replaced by the cheapest way round inside a
     small box about it, or None when there is none that close."""
@@ -252,6 +252,8 @@ def _local_way(state: Encounter, a: Cell, b: Cell, size: int, test: grid.StepTes
             nxt = (cell[0] + dx, cell[1] + dy)
             if not (x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1) or test(cell, nxt):
                 continue
+            # The alternating rule's parity is taken as at the leg's start: it only picks
+            # between ways round; the leg is priced step by step afterwards.
             cost = d + grid.step_cost(rule, cell, nxt, diagonals)
             if cost < best.get(nxt, math.inf):
                 best[nxt] = cost
