@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from tacmap.engine import grid
 from tacmap.engine.commands import Act
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import ConditionChanged, Said, ValueChanged, condition_change
+from tacmap.engine.geometry import reach_crossing
 from tacmap.engine.ruleset import Resolution
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Cell, Encounter, Token
@@ -166,15 +166,13 @@ def movement_reactions(rules: Rules, ctx: Resolution, mover_id: str,
         if not waiting & {"leaves_reach", "enters_reach"}:
             continue
         reach = rules.weapon_in_hand(other).reach
-        inside = [grid.edge_distance(rule, c, mover.size, other.cell, other.size) <= reach
-                  for c in cells]
-        # A path may come within reach and leave it again: both are triggers.
-        entered = 0 if inside[0] else next((i for i, x in enumerate(inside) if x), None)
+        # A path may come within reach and leave it again: both are triggers. The
+        # engine's reach_crossing is the one the move preview warns by.
+        entered, left = reach_crossing(rule, cells, mover, other, reach)
         if entered is None:
             continue
         if entered > 0 and "enters_reach" in waiting:
             found.append((entered, order, other.id, "enters_reach"))
-        left = next((i for i in range(entered + 1, len(cells)) if not inside[i]), None)
         if left is not None and "leaves_reach" in waiting:
             found.append((left, order, other.id, "leaves_reach"))
     for _, _, other_id, trigger in sorted(found):

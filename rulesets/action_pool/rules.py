@@ -385,6 +385,17 @@ class ActionPool(Ruleset):
                 return f"({end[0]},{end[1]}) is taken by {other.name}"
         return super().move_refusal(state, token, plan)
 
+    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
+        if not isinstance(state.schedule, OrderedTurns):
+            return ""
+        n = self._move_actions(token, plan.cost)
+        left = state.schedule.actions_left - n
+        per = self.manifest.units.of(self.metres_per_action(token))
+        spent = "one action" if n == 1 else f"{n} actions"
+        tail = "no action left this turn" if left <= 0 else \
+            f"{plural(left, 'action')} left (an attack is one)"
+        return f"{spent} ({per} a move action): {tail}"
+
     def _move_actions(self, token: Token, cost: float) -> int:
         per = self.metres_per_action(token)
         return max(1, math.ceil(cost / per - 1e-9)) if per > 0 else 1

@@ -59,6 +59,7 @@ TURN_VALUES = ("bonus", "abstain", "withdrawing", "moved", "stopped")
 #: Actions allowed in the surprise round: "take an action, including either movement or
 #: an attack".
 SURPRISE_SHAPES = (("move",), ("standard",))
+ORDINALS = ("first", "second", "third")
 STANCES = ("roll", "take", "pass")
 
 
@@ -477,6 +478,33 @@ class Opposed(Ruleset):
             if state.tokens[other_id].alive:
                 return f"({end[0]},{end[1]}) is taken by {state.tokens[other_id].name}"
         return super().move_refusal(state, token, plan)
+
+    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
+        if not isinstance(state.schedule, Turns):
+            return ""
+        turns = state.schedule
+        u = self.manifest.units
+        speed = self.speed(token)
+        if token.values.get("withdrawing"):
+            moved = float(token.values.get("moved") or 0) + plan.cost
+            return f"withdrawal: {u.of(moved)} of {u.of(2 * speed)} after this"
+        # The same count _move takes: a path longer than one move's speed is two moves.
+        n = 1 if plan.cost <= speed + 1e-9 else 2
+        before = turns.used
+        after = (*before, *("move",) * n)
+        shapes = self.shapes(turns)
+        if turns.surprise:
+            head = "the surprise round's one action"
+        elif n == 2:
+            head = f"two move actions (more than {u.of(speed)})"
+        else:
+            head = f"{ORDINALS[min(before.count('move'), len(ORDINALS) - 1)]} move"
+        lost = [f"no {'standard action' if k == 'standard' else 'full-round action'} "
+                "after this" for k in ("standard", "full")
+                if allowed((*before, k), shapes) and not allowed((*after, k), shapes)]
+        left = remaining(after, shapes)
+        tail = f"left: {' or '.join(left)}" if left else "nothing left this turn"
+        return f"{head}: {'; '.join([*lost, tail])}"
 
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
         if isinstance(cmd, Attack):

@@ -561,6 +561,13 @@ class Reflex(Ruleset):
                    f"{plan.cost:g} m"
         return None
 
+    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
+        budget = self.move_budget(state, token)
+        if budget is None:
+            return ""
+        left = self.manifest.units.of(max(0.0, budget - plan.cost))
+        return f"free (no combat roll spent): {left} left to move this round"
+
     def _move(self, ctx: Resolution, cmd: Move) -> None:
         state = ctx.state
         token = state.token(cmd.actor)

@@ -561,6 +561,15 @@ class SixPhase(Ruleset):
             return "someone is standing there"
         return super().move_refusal(state, token, plan)
 
+    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
+        if not isinstance(state.schedule, Round):
+            return ""
+        # "Each combatant can move once and perform one action per round."
+        action = "its action is spent" if token.values.get("acted") == state.round else \
+            "its one action is still to come"
+        return (f"declares the round's one move (it happens in d20 order in "
+                f"{self.phase_text(MOVEMENT)}); {action}")
+
     def _check_move(self, state: Encounter, token: Token, plan: Plan, resolving: bool) -> None:
         why = self.immobile(token)
         if why:

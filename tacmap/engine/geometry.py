@@ -222,6 +222,32 @@ class TokenIndex:
         return [self.tokens[i] for i in sorted(hits.tolist())]
 
 
+def reach_crossing(
+    rule: str, cells: Sequence[Cell], mover: Token, enemy: Token, reach: float
+) -> tuple[int | None, int | None]:
+    """(step the route is first within ``enemy``'s reach, first step out after it).
+
+    The first is 0 when the route starts inside; either is None when it never
+    happens. Previews, move resolution and reactions all read a route through
+    this one function, so a warning on the map and a reaction that fires agree.
+    """
+    entered: int | None = None
+    n, (ex, ey), es = mover.size, enemy.cell, enemy.size
+    for i, (cx, cy) in enumerate(cells):
+        # grid.gap inlined: this runs for every cell of every drag near an enemy.
+        dx = max(0, ex - (cx + n - 1), cx - (ex + es - 1))
+        dy = max(0, ey - (cy + n - 1), cy - (ey + es - 1))
+        # No rule makes a distance shorter than its longer axis: most cells stop here.
+        inside = dx <= reach and dy <= reach \
+            and grid.segment_cost(rule, (0, 0), (dx, dy)) <= reach
+        if entered is None:
+            if inside:
+                entered = i
+        elif not inside:
+            return entered, i
+    return entered, None
+
+
 def reach_left(
     rule: str,
     cells: Sequence[Cell],
@@ -230,20 +256,18 @@ def reach_left(
 ) -> list[tuple[str, int]]:
     """Enemies whose reach the route leaves, in the order it leaves them.
 
-    A route "leaves" an enemy's reach when it starts inside the reach and a
-    later step is outside it; the index is that step's cell. Each enemy is
-    named once, at the first step out.
+    A route "leaves" an enemy's reach at its first step from inside that reach
+    to outside it, whether it started inside or came in on the way (passing
+    by an enemy leaves its reach as surely as running from it); the index is
+    that step's cell. Each enemy is named once, at the first step out.
     """
     left: list[tuple[int, int, str]] = []
     for order, (enemy, reach) in enumerate(enemies):
         if enemy.id == mover.id:
             continue
-        if grid.edge_distance(rule, cells[0], mover.size, enemy.cell, enemy.size) > reach:
-            continue
-        for i, c in enumerate(cells[1:], start=1):
-            if grid.edge_distance(rule, c, mover.size, enemy.cell, enemy.size) > reach:
-                left.append((i, order, enemy.id))
-                break
+        _, out = reach_crossing(rule, cells, mover, enemy, reach)
+        if out is not None:
+            left.append((out, order, enemy.id))
     left.sort()
     return [(enemy_id, step) for step, _, enemy_id in left]
 

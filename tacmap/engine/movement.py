@@ -9,6 +9,8 @@ that holds a state without a referee.
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -19,6 +21,14 @@ from tacmap.engine.state import Cell, Encounter, Token
 
 #: ``reach_of(token)`` gives a token's melee reach in metres (the ruleset decides).
 ReachOf = Callable[[Token], float]
+
+#: Top-left cells a mover may not stand on (its footprint would overlap a token it may
+#: not pass), with the id of that token.
+Barred = dict[Cell, str]
+
+#: Distance fields by (leg start, size and diagonal parity, mover's side): the side is
+#: in the key because whose squares bar the way depends on it.
+Fields = dict[tuple[Cell, int, str], grid.DistanceField]
 
 
 @dataclass(frozen=True)
@@ -47,8 +57,10 @@ class Space:
         self._walls_key: object = None
         self._index: TokenIndex | None = None
         self._index_key: tuple[Encounter, object] | None = None
-        self._fields: dict[tuple[Cell, int], grid.DistanceField] = {}
+        self._fields: Fields = {}
         self._fields_key: tuple[Encounter, object] | None = None
+        self._barred: dict[tuple[str, int], Barred] = {}
+        self._barred_key: tuple[Encounter, object] | None = None
         self._reach = 1.0
         self._reach_key: tuple[Encounter, object] | None = None
 
@@ -83,9 +95,27 @@ class Space:
             self._reach_key = key if version is not None else None
         return self._reach
 
-    def fields(self, state: Encounter, version: object
-               ) -> dict[tuple[Cell, int], grid.DistanceField] | None:
-        """Distance fields found so far at ``version``, by (leg start, token size).
+    def barred(self, state: Encounter, version: object, mover: Token,
+               blocks: Callable[[Token], bool]) -> Barred:
+        """Cells ``mover`` may not stand on or pass through, once per ``version`` and side.
+
+        ``blocks(other)`` says whether ``other`` bars the way; it may depend on the
+        mover's side only (the cache is kept by side and footprint).
+        """
+        key = (state, version)
+        if version is None or self._barred_key is None or self._barred_key[0] is not state \
+                or self._barred_key[1] != version:
+            self._barred = {}
+            self._barred_key = key if version is not None else None
+        found = self._barred.get((mover.side, mover.size))
+        if found is None:
+            found = barred_cells(state, mover, blocks)
+            if version is not None:
+                self._barred[(mover.side, mover.size)] = found
+        return found
+
+    def fields(self, state: Encounter, version: object) -> Fields | None:
+        """Distance fields found so far at ``version``, by leg start, size and side.
 
         While a token is dragged round a wall, every mouse move reuses the
         field of its leg instead of searching again.
@@ -99,6 +129,19 @@ class Space:
         return self._fields
 
 
+def barred_cells(state: Encounter, mover: Token, blocks: Callable[[Token], bool]) -> Barred:
+    """Top-left cells where ``mover``'s footprint would overlap a token that ``blocks``."""
+    out: Barred = {}
+    n = mover.size
+    for other in state.tokens.values():
+        if other.id == mover.id or not blocks(other):
+            continue
+        for x in range(other.x - n + 1, other.x + other.size):
+            for y in range(other.y - n + 1, other.y + other.size):
+                out.setdefault((x, y), other.id)
+    return out
+
+
 def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
     return cell[0] >= 0 and cell[1] >= 0 and cell[0] + size <= state.map.width \
         and cell[1] + size <= state.map.height
@@ -106,14 +149,16 @@ def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
 
 def plan_route(
     state: Encounter, walls: Walls, token: Token, waypoints: Sequence[Cell],
-    fields: dict[tuple[Cell, int], grid.DistanceField] | None = None,
+    fields: Fields | None = None, barred: Barred | None = None,
 ) -> tuple[list[Cell], float, str]:
     """Cells and cost through ``waypoints`` (not including the start), or why not.
 
-    Each leg goes straight when no wall is in the way (the cheapest route under
-    every rule) and otherwise takes the cheapest way round, found by a
-    distance field (cached in ``fields`` by leg start when given).
+    Each leg goes straight when no wall and no ``barred`` cell (an enemy's
+    square) is in the way (the cheapest route under every rule) and otherwise
+    takes the cheapest way round, found by a distance field (cached in
+    ``fields`` by leg start when given). A waypoint on a barred cell is refused.
     """
+    barred = barred or {}
     rule = state.diagonal
     cells: list[Cell] = [token.cell]
     cost = 0.0
@@ -123,13 +168,30 @@ def plan_route(
             return cells, cost, f"({target[0]},{target[1]}) is off the map"
         if any(c in walls.blocked_cells for c in grid.footprint(target, token.size)):
             return cells, cost, f"({target[0]},{target[1]}) is inside an obstacle"
+        if target in barred:
+            return cells, cost, f"({target[0]},{target[1]}) is taken by " \
+                f"{state.tokens[barred[target]].name}"
         start = cells[-1]
         leg = grid.line(rule, start, target)
-        if walls.route_blocked(leg, token.size) is None:
+        through = next((c for c in leg[1:] if c in barred), None)
+        if through is None and walls.route_blocked(leg, token.size) is None:
             cost += grid.segment_cost(rule, start, target, diagonals)
         else:
-            found = _detour(state, walls, token.size, start, target, diagonals, fields)
+            found = None
+            if through is not None:
+                # Round the enemies close by first: a small search, where the whole
+                # field to the target would cost a search of the whole neighbourhood.
+                near = _round_enemies(state, walls, token, leg, barred, diagonals)
+                if near is not None and walls.route_blocked(near, token.size) is None:
+                    found = near
             if found is None:
+                found = _detour(state, walls, token, start, target, diagonals, fields, barred)
+            if found is None:
+                if through is not None:
+                    who = state.tokens[barred[through]].name
+                    return cells, cost, (f"{token.name} cannot pass through {who}'s square "
+                                         f"at ({through[0]},{through[1]}) and there is no "
+                                         f"way round to ({target[0]},{target[1]})")
                 return cells, cost, f"no way round the walls to ({target[0]},{target[1]})"
             leg = found
             cost += grid.cells_cost(rule, leg, diagonals)
@@ -138,17 +200,81 @@ def plan_route(
     return cells, cost, ""
 
 
-def _detour(
-    state: Encounter, walls: Walls, size: int, start: Cell, target: Cell, diagonals: int,
-    fields: dict[tuple[Cell, int], grid.DistanceField] | None,
+def _round_enemies(
+    state: Encounter, walls: Walls, token: Token, leg: Sequence[Cell], barred: Barred,
+    diagonals: int,
 ) -> list[Cell] | None:
-    """Cheapest cells from ``start`` to ``target`` round the walls, or None if walled off.
+    """``leg`` with each run of barred cells replaced by the cheapest way round inside a
+    small box about it, or None when there is none that close."""
+    size = token.size
+    test = _step_test(walls, size, barred)
+    out = [leg[0]]
+    i = 1
+    while i < len(leg):
+        if leg[i] not in barred:
+            out.append(leg[i])
+            i += 1
+            continue
+        j = i
+        while j < len(leg) - 1 and leg[j] in barred:
+            j += 1
+        way = _local_way(state, out[-1], leg[j], size, test, diagonals)
+        if way is None:
+            return None
+        out.extend(way[1:])
+        i = j + 1
+    return out
+
+
+def _local_way(state: Encounter, a: Cell, b: Cell, size: int, test: grid.StepTest,
+               diagonals: int) -> list[Cell] | None:
+    """Cheapest cells from ``a`` to ``b`` inside their box widened by the token's size
+    and two cells (Dijkstra over a few dozen cells), or None."""
+    rule = state.diagonal
+    pad = size + 2
+    x0, x1 = max(0, min(a[0], b[0]) - pad), min(state.map.width - size, max(a[0], b[0]) + pad)
+    y0, y1 = max(0, min(a[1], b[1]) - pad), min(state.map.height - size, max(a[1], b[1]) + pad)
+    steps = grid.NEIGHBOURS_4 if rule == "rectilinear" else grid.NEIGHBOURS_8
+    best: dict[Cell, float] = {a: 0.0}
+    came: dict[Cell, Cell] = {}
+    heap: list[tuple[float, Cell]] = [(0.0, a)]
+    while heap:
+        d, cell = heapq.heappop(heap)
+        if cell == b:
+            path = [b]
+            while path[-1] != a:
+                path.append(came[path[-1]])
+            path.reverse()
+            return path
+        if d > best[cell]:
+            continue
+        for dx, dy in steps:
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if not (x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1) or test(cell, nxt):
+                continue
+            # The alternating rule's parity is taken as at the leg's start: it only picks
+            # between ways round; the leg is priced step by step afterwards.
+            cost = d + grid.step_cost(rule, cell, nxt, diagonals)
+            if cost < best.get(nxt, math.inf):
+                best[nxt] = cost
+                came[nxt] = cell
+                heapq.heappush(heap, (cost, nxt))
+    return None
+
+
+def _detour(
+    state: Encounter, walls: Walls, token: Token, start: Cell, target: Cell, diagonals: int,
+    fields: Fields | None, barred: Barred,
+) -> list[Cell] | None:
+    """Cheapest cells from ``start`` to ``target`` round the walls and the barred
+    squares, or None if walled off.
 
     The search is bounded (a few times the straight distance) and widened only
     when the target lies beyond it, so a drag near a wall stays cheap.
     """
     rule = state.diagonal
-    key = (start, size * 2 + diagonals % 2)  # the alternating rule depends on parity
+    size = token.size
+    key = (start, size * 2 + diagonals % 2, token.side)  # alternating: parity matters
     field = fields.get(key) if fields is not None else None
     bounds = (state.map.width - size + 1, state.map.height - size + 1)
     straight = grid.segment_cost(rule, start, target)
@@ -158,8 +284,8 @@ def _detour(
     limit = min(2.0 * bounds[0] * bounds[1] + 2, 6 * straight + 240)
     while True:
         if field is None or (field.cost_to(target) is None and field.budget < budget):
-            field = grid.distance_field(rule, start, budget, bounds, walls.step_test(size),
-                                        diagonals)
+            field = grid.distance_field(rule, start, budget, bounds,
+                                        _step_test(walls, size, barred), diagonals)
             if fields is not None:
                 fields[key] = field
         found = field.path_to(target)
@@ -168,19 +294,29 @@ def _detour(
         budget = min(limit, max(budget, field.budget) * 2)
 
 
+def _step_test(walls: Walls, size: int, barred: Barred) -> grid.StepTest:
+    wall_test = walls.step_test(size)
+    if not barred:
+        return wall_test
+    return lambda a, b: b in barred or wall_test(a, b)
+
+
 def plan_move(
     state: Encounter, space: Space, version: object, token: Token,
     waypoints: Sequence[Cell], reach_of: ReachOf, max_reach: float,
-    fields: dict[tuple[Cell, int], grid.DistanceField] | None = None,
+    fields: Fields | None = None,
     reach_rule: str | None = None,
+    blocks: Callable[[Token], bool] | None = None,
 ) -> MovePlan:
     """Route, cost, reach left and threats for moving ``token`` through ``waypoints``.
 
     Reach is measured by ``reach_rule`` (default: the map's diagonal rule, which
-    also prices the route).
+    also prices the route). The route goes round every token ``blocks`` says
+    bars the way (default: a living enemy), and may not stop on one.
     """
     walls = space.walls(state)
-    cells, cost, blocked = plan_route(state, walls, token, waypoints, fields)
+    barred = space.barred(state, version, token, blocks or (lambda t: bars(token, t)))
+    cells, cost, blocked = plan_route(state, walls, token, waypoints, fields, barred)
     if blocked:
         return MovePlan(tuple(cells), cost, blocked)
     index = space.index(state, version)
@@ -201,6 +337,11 @@ def plan_move(
     return MovePlan(tuple(cells), cost, "", tuple(leaves), threats, occupants)
 
 
+def bars(mover: Token, other: Token) -> bool:
+    """The default: a living enemy's square bars the way; allies and the fallen do not."""
+    return other.alive and other.side != mover.side
+
+
 class DragPlanner:
     """Everything a drag needs, built once at mouse-down; ``plan(cell)`` per mouse move."""
 
@@ -215,7 +356,7 @@ class DragPlanner:
         # The state does not change during a drag: one key keeps the token index.
         self.version = version if version is not None else object()
         self.space.index(state, version)
-        self.fields: dict[tuple[Cell, int], grid.DistanceField] = {}
+        self.fields: Fields = {}
         self.waypoints: list[Cell] = []
 
     def plan(self, cell: Cell) -> MovePlan:

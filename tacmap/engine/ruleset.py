@@ -33,7 +33,7 @@ from tacmap.engine.convert import Invalid, convert, shown
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event
-from tacmap.engine.movement import MovePlan, Space, plan_move
+from tacmap.engine.movement import MovePlan, Space, bars, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
 from tacmap.engine.units import METRES, UNITS, Units, register
@@ -99,6 +99,9 @@ class Grid(Table, kw_only=True):
     """What distances are shown in: ``"m"`` or ``"ft"`` (DESIGN §4)."""
     cell_size: Annotated[float, msgspec.Meta(gt=0)] = 1.0
     """One cell in ``unit`` (5 for 5-foot squares)."""
+    through_enemies: bool = False
+    """Whether a move may pass through a living enemy's square (no seed lets it:
+    a route goes round enemies, and never stops on any living token's square)."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:
@@ -279,8 +282,14 @@ class Ruleset:
         plan = self.plan(state, token, cmd.path, version)
         budget = self.move_budget(state, token)
         reason = plan.blocked or self.move_refusal(state, token, plan) or ""
+        uses = "" if reason else self.move_uses(state, token, plan)
         return Preview(not reason, reason, plan.cost, budget, plan.cells, plan.leaves,
-                       plan.threats)
+                       plan.threats, uses=uses)
+
+    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
+        """What this allowed move spends of the turn and what is left, in one sentence
+        for the drag label ("" where moving spends no action)."""
+        return ""
 
     def plan(self, state: Encounter, token: Token, waypoints: Sequence[Cell],
              version: object = None) -> MovePlan:
@@ -290,9 +299,19 @@ class Ruleset:
         def reach_of(t: Token) -> float:
             return self.reach(state, t)
 
+        def blocks(other: Token) -> bool:
+            return self.bars_way(state, token, other)
+
         return plan_move(state, self.space, version, token, waypoints, reach_of,
                          self.space.max_reach(state, version, reach_of),
-                         self.space.fields(state, version), self.reach_rule(state))
+                         self.space.fields(state, version), self.reach_rule(state), blocks)
+
+    def bars_way(self, state: Encounter, mover: Token, other: Token) -> bool:
+        """Whether ``other``'s square bars ``mover``'s way (by default a living enemy's,
+        unless ``[grid] through_enemies`` is true). Depends on the mover's side only."""
+        if bool(self.manifest.data.get("grid", {}).get("through_enemies", False)):
+            return False
+        return bars(mover, other)
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Why this planned move is not allowed now, or None."""

@@ -224,6 +224,9 @@ class Preview:
     """Chances for an attack."""
     notes: tuple[str, ...] = field(default=())
     """Other things the GM should know (``"provokes a Dexterity check"``)."""
+    uses: str = ""
+    """What a move spends and what is left, in the ruleset's words (``"second move:
+    no standard action after this"``); empty where a move spends no action."""
 
 
 @dataclass(frozen=True)

@@ -116,9 +116,12 @@ log lists every roll.</p>
 <li><b>Drag a token</b> to move it. While you drag, the path is drawn with its
 <b>cost in metres</b> under the encounter's diagonal rule and the budget left this turn
 (<i>7 m of 10 m</i>), coloured by how far it goes: within one action, within the turn,
-beyond.</li>
+beyond. Under the cost, the label says what the move spends of the turn and what is
+left (<i>second move: no standard action after this</i>).</li>
 <li>A <b>warning</b> marks every enemy whose reach the path leaves, at the step where it
-leaves it: that move may provoke a reaction.</li>
+leaves it, also when the path only passes by: that move may provoke a reaction.</li>
+<li>The path goes <b>round enemies</b>, never through their squares; allies and the
+fallen may be passed.</li>
 <li><b>Right-click or press W</b> while dragging to drop a <b>waypoint</b>; the path then
 goes through it. <b>Esc</b> cancels the drag.</li>
 <li>Release to move. A move the rules refuse snaps back, with the reason in the status

@@ -61,3 +61,39 @@ def test_a_walled_off_cell_on_a_huge_map_is_refused_not_searched_for_ever() -> N
     state.tokens["a"] = Token("a", "A", "party", 480, 480)
     _, _, why = plan_route(state, Walls(state.map.walls), state.tokens["a"], [(502, 502)])
     assert why == "no way round the walls to (502,502)"
+
+
+def test_a_path_that_passes_by_enemies_leaves_their_reach_in_order() -> None:
+    # Nobody is in reach at the start: A walks along y=30 under E and over F. A corner
+    # neighbour is 2 m away on this rectilinear map, so A is within E's 1 m reach only at
+    # (15,30) and within F's only at (16,30).
+    state = state_with(())
+    del state.tokens["b"]
+    state.tokens["e"] = Token("e", "E", "foe", 15, 29)
+    state.tokens["f"] = Token("f", "F", "foe", 16, 31)
+    plan = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0).plan((20, 30))
+    assert plan.cells[-1] == (20, 30)
+    assert plan.leaves == (("e", 6), ("f", 7))  # out of E's at (16,30), of F's at (17,30)
+
+
+def test_a_route_goes_round_a_living_enemy_but_through_an_ally_or_the_fallen() -> None:
+    state = state_with(())
+    del state.tokens["b"]
+    state.tokens["e"] = Token("e", "E", "foe", 12, 30)
+    planner = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0)
+    plan = planner.plan((14, 30))
+    assert (12, 30) not in plan.cells and plan.cells[-1] == (14, 30)
+    assert plan.cost == 6.0  # round E: 2 m more than the straight 4 m (a diagonal is 2 m)
+    for who in (Token("e", "E", "party", 12, 30),
+                Token("e", "E", "foe", 12, 30, conditions=("dead",))):
+        state.tokens["e"] = who
+        plan = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0).plan((14, 30))
+        assert plan.cost == 4.0 and (12, 30) in plan.cells
+
+
+def test_a_waypoint_on_an_enemy_is_refused_by_name() -> None:
+    state = state_with(())
+    state.tokens["ogre"] = Token("ogre", "Ogre", "foe", 20, 20, size=2)
+    planner = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0)
+    planner.waypoints.append((21, 21))
+    assert planner.plan((25, 25)).blocked == "(21,21) is taken by Ogre"

@@ -111,8 +111,30 @@ class DragController:
             sizes.append(enemy.size)
         units = self.referee.ruleset.manifest.units
         label = describe_cost(p, units) if p.legal else (p.reason or describe_cost(p, units))
+        end = cells[-1]
+        # Tokens round the destination (the dragged one where it stands too), for the
+        # labels to keep off; the index is the ruleset's, built once per state version.
+        index = self.referee.ruleset.space.index(state, self.referee.version)
+        pad = 10  # as far as a label may reach
+        near = tuple((t.x, t.y, t.size)
+                     for t in index.near(end[0] - pad, end[1] - pad, end[0] + token.size + pad,
+                                         end[1] + token.size + pad))
         return DragView(tuple(cells), tuple(costs), bands, token.size, label, p.legal,
-                        tuple(leaves), tuple(sizes), tuple(drag.waypoints))
+                        tuple(leaves), tuple(sizes), tuple(drag.waypoints),
+                        p.uses if p.legal else "", near, (state.map.width, state.map.height))
+
+    def status_of(self, preview: Preview) -> str:
+        """The status-bar line while dragging: cost, why not, what the move uses, warnings."""
+        text = describe_cost(preview, self.referee.ruleset.manifest.units)
+        if not preview.legal:
+            text = f"{text} — {preview.reason}" if text else preview.reason
+        elif preview.uses:
+            text = f"{text} — {preview.uses}" if text else preview.uses
+        if preview.leaves:
+            state = self.referee.state
+            names = ", then ".join(state.tokens[e].name for e, _ in preview.leaves)
+            text += f" — leaves the reach of {names}"
+        return text
 
     def finish(self, override: bool = False) -> str:
         """Release: execute the move (or the GM's free move). Returns a status line."""
@@ -135,7 +157,7 @@ class DragController:
         # Six Phases only declares the move here: say so, or the GM looks for a move.
         text = declaration(self.referee.state, move, events) or text
         if p is not None and p.leaves:
-            names = ", ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
+            names = ", then ".join(self.referee.state.tokens[e].name for e, _ in p.leaves)
             text += f" — leaves the reach of {names}"
         for reaction in reactions(self.referee.state, move, events):
             text += f" — {reaction.text}"

@@ -255,12 +255,38 @@ class DragView:
     """Footprint of each enemy in ``leaves``."""
     waypoints: tuple[Cell, ...] = ()
     """Waypoints dropped so far."""
+    uses: str = ""
+    """What the move spends and what is left (``second move: no standard action after
+    this``), a second line under ``label``."""
+    tokens: tuple[tuple[int, int, int], ...] = ()
+    """(x, y, size) of the tokens near the destination: the labels keep off them."""
+    map_size: tuple[int, int] = (0, 0)
+    """Map width and height in cells: the labels stay on the map (0: no limit)."""
 
 
 BAND_COLOURS = ("#2fb84f", "#e3b21c", "#e07b1c")
 BEYOND = "#d63a3a"
 _LABEL_FONT = QFont("DejaVu Sans", 10)
 _LABEL_FONT.setBold(True)
+_LINE = 20.0
+
+
+def warning_texts(view: DragView) -> list[tuple[Cell, str]]:
+    """One warning per cell where reach is left, naming every enemy left there in order."""
+    out: list[tuple[Cell, list[str]]] = []
+    for cell, _, name in view.leaves:
+        if out and out[-1][0] == cell:
+            out[-1][1].append(name)
+        else:
+            out.append((cell, [name]))
+    texts = []
+    for cell, names in out:
+        if len(names) == 1:
+            texts.append((cell, f"leaves {names[0]}'s reach"))
+        else:
+            texts.append((cell, f"leaves the reach of {', '.join(names[:-1])} and "
+                                f"{names[-1]}"))
+    return texts
 
 
 class DragOverlay(QGraphicsItem):
@@ -270,6 +296,10 @@ class DragOverlay(QGraphicsItem):
         super().__init__()
         self.view: DragView | None = None
         self.box = QRectF()
+        self.label_box = QRectF()
+        """Where the cost label (and what the move uses) is drawn."""
+        self.warning_boxes: list[tuple[QPointF, QRectF, str]] = []
+        """(marker point, label rect, text) per warning, stacked so none overlaps."""
         self.setZValue(20)
 
     def show_drag(self, view: DragView | None) -> None:
@@ -278,17 +308,77 @@ class DragOverlay(QGraphicsItem):
         self.view = view
         if view is None:
             self.box = QRectF()
+            self.label_box = QRectF()
+            self.warning_boxes = []
         else:
-            xs = [c[0] for c in view.cells] + [c[0] for c, _, _ in view.leaves]
-            ys = [c[1] for c in view.cells] + [c[1] for c, _, _ in view.leaves]
-            for _, enemy, _ in view.leaves:
-                xs.append(enemy[0] + 3)
-                ys.append(enemy[1] + 3)
-            pad = view.size + 7  # room for the labels to the right
-            self.box = QRectF((min(xs) - 2) * CELL, (min(ys) - 2) * CELL,
-                              (max(xs) - min(xs) + pad + 2) * CELL,
-                              (max(ys) - min(ys) + pad + 2) * CELL)
+            self._lay_out(view)
+            box = QRectF(self.label_box)
+            for _, rect, _ in self.warning_boxes:
+                box = box.united(rect)
+            for (_, enemy, _), esize in zip(view.leaves, view.enemy_sizes, strict=True):
+                box = box.united(QRectF(enemy[0] * CELL, enemy[1] * CELL, esize * CELL,
+                                        esize * CELL))
+            xs = [c[0] for c in view.cells]
+            ys = [c[1] for c in view.cells]
+            path = QRectF(min(xs) * CELL, min(ys) * CELL,
+                          (max(xs) - min(xs) + view.size) * CELL,
+                          (max(ys) - min(ys) + view.size) * CELL)
+            # Room for the round caps, the warning markers and the enemy rings.
+            self.box = path.united(box).adjusted(-24, -24, 24, 24)
         self.update()
+
+    def _lay_out(self, view: DragView) -> None:
+        """Place the cost label, then each warning, where they cover no token, no part
+        of the path and no other label; a warning with no such spot goes down the stack."""
+        end = view.cells[-1]
+        edge = view.size * CELL
+        ghost = QRectF(end[0] * CELL, end[1] * CELL, edge, edge)
+        tokens = [QRectF(x * CELL, y * CELL, n * CELL, n * CELL) for x, y, n in view.tokens]
+        path = [QRectF(x * CELL, y * CELL, edge, edge) for x, y in view.cells]
+        lines = _lines(view)
+        size = _tag_rect(QPointF(0, 0), lines)
+        gap = 6.0
+        w, h = size.width(), size.height()
+        # Right of the ghost first, then above and below (left-aligned, right-aligned,
+        # then a row further off), then left.
+        above, below = ghost.top() - h - gap, ghost.bottom() + gap
+        spots = [QPointF(ghost.right() + gap, ghost.top()),
+                 QPointF(ghost.left(), above), QPointF(ghost.left(), below),
+                 QPointF(ghost.right() - w, above), QPointF(ghost.right() - w, below),
+                 QPointF(ghost.right() + gap, above), QPointF(ghost.right() + gap, below),
+                 QPointF(ghost.left() - w - gap, ghost.top()),
+                 QPointF(ghost.left() - w - gap, above), QPointF(ghost.left() - w - gap, below),
+                 QPointF(ghost.left(), above - CELL), QPointF(ghost.right() - w, above - CELL),
+                 QPointF(ghost.left(), below + CELL), QPointF(ghost.right() - w, below + CELL)]
+        area = QRectF(0, 0, view.map_size[0] * CELL, view.map_size[1] * CELL) \
+            if view.map_size[0] > 0 else None
+        shown = self._shown()
+        if shown is not None:
+            # On screen first: a label past the window's edge is no label.
+            area = shown if area is None else area.intersected(shown)
+        self.label_box = _best(spots, size, [ghost], tokens, path, area)
+        taken = [self.label_box, ghost]
+        self.warning_boxes = []
+        for cell, text in warning_texts(view):
+            at = centre(cell, view.size)
+            size = _tag_rect(QPointF(0, 0), [text])
+            spots = [at + QPointF(14, 4), at + QPointF(14, -size.height() - 4),
+                     at + QPointF(-size.width() - 14, 4),
+                     at + QPointF(-size.width() - 14, -size.height() - 4)]
+            rect = _best(spots, size, taken, tokens, path, area)
+            while any(rect.intersects(r) for r in taken):
+                rect.translate(0, rect.height() + 2)
+            taken.append(rect)
+            self.warning_boxes.append((at, rect, text))
+
+    def _shown(self) -> QRectF | None:
+        """The part of the scene the (first) view shows, or None without a view."""
+        scene = self.scene()
+        views = scene.views() if scene is not None else []
+        if not views:
+            return None
+        port = views[0].viewport()
+        return views[0].mapToScene(port.rect()).boundingRect()
 
     def boundingRect(self) -> QRectF:
         return self.box
@@ -300,12 +390,8 @@ class DragOverlay(QGraphicsItem):
             return []
         edge = view.size * CELL
         out = [QRectF(x * CELL, y * CELL, edge, edge) for x, y in view.cells]
-        end = view.cells[-1]
-        out.append(_tag_rect(QPointF((end[0] + view.size) * CELL + 3, end[1] * CELL + 3),
-                             view.label))
-        for cell, _, name in view.leaves:
-            out.append(_tag_rect(centre(cell, view.size) + QPointF(14, 4),
-                                 f"leaves {name}'s reach"))
+        out.append(QRectF(self.label_box))
+        out.extend(QRectF(rect) for _, rect, _ in self.warning_boxes)
         return out
 
     def colour_at(self, metres: float) -> str:
@@ -344,16 +430,17 @@ class DragOverlay(QGraphicsItem):
         painter.setPen(QPen(outline, 3, Qt.PenStyle.DashLine))
         painter.setBrush(QColor(255, 255, 255, 60))
         painter.drawEllipse(ghost)
-        for (cell, enemy, name), esize in zip(view.leaves, view.enemy_sizes, strict=True):
+        for (_, enemy, _), esize in zip(view.leaves, view.enemy_sizes, strict=True):
             ring = QRectF(enemy[0] * CELL - 2, enemy[1] * CELL - 2, esize * CELL + 4,
                           esize * CELL + 4)
             painter.setPen(QPen(QColor(BEYOND), 4))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(ring)
-            self._warning(painter, centre(cell, size), f"leaves {name}'s reach")
-        self._tag(painter, QPointF(ghost.right() + 6, ghost.top()), view.label, view.legal)
+        for at, rect, text in self.warning_boxes:
+            self._warning(painter, at, rect, text)
+        self._tag(painter, self.label_box, _lines(view), view.legal)
 
-    def _warning(self, painter: QPainter, at: QPointF, text: str) -> None:
+    def _warning(self, painter: QPainter, at: QPointF, box: QRectF, text: str) -> None:
         tri = QPolygonF([at + QPointF(0, -14), at + QPointF(12, 8), at + QPointF(-12, 8)])
         painter.setPen(QPen(QColor("#3a0000"), 2))
         painter.setBrush(QColor("#ffd21f"))
@@ -362,19 +449,54 @@ class DragOverlay(QGraphicsItem):
         painter.setPen(QColor("#3a0000"))
         painter.drawText(QRectF(at.x() - 12, at.y() - 10, 24, 18), Qt.AlignmentFlag.AlignCenter,
                          "!")
-        self._tag(painter, at + QPointF(14, 4), text, False)
+        if not box.adjusted(-16, -16, 16, 16).contains(at):
+            # Moved off its marker: a line ties the label to it.
+            painter.setPen(QPen(QColor("#ffd21f"), 2))
+            near = QPointF(min(max(at.x(), box.left()), box.right()),
+                           min(max(at.y(), box.top()), box.bottom()))
+            painter.drawLine(at, near)
+        self._tag(painter, box, [text], False)
 
-    def _tag(self, painter: QPainter, at: QPointF, text: str, good: bool) -> None:
+    def _tag(self, painter: QPainter, box: QRectF, lines: Sequence[str], good: bool) -> None:
         painter.setFont(_LABEL_FONT)
-        box = _tag_rect(at, text)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(20, 20, 20, 215))
         painter.drawRoundedRect(box, 5, 5)
-        painter.setPen(QColor("#ffffff") if good else QColor("#ffb3b3"))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        for i, text in enumerate(lines):
+            # The cost (or the refusal) in its colour; what the move uses in plain white.
+            painter.setPen(QColor("#ffffff") if good or i > 0 else QColor("#ffb3b3"))
+            row = QRectF(box.left(), box.top() + 1 + i * _LINE, box.width(), _LINE)
+            painter.drawText(row, Qt.AlignmentFlag.AlignCenter, text)
 
 
-def _tag_rect(at: QPointF, text: str) -> QRectF:
-    """Where a note (``7 m of 10 m``) is drawn with its top-left corner at ``at``."""
-    width = QFontMetricsF(_LABEL_FONT).horizontalAdvance(text) + 12
-    return QRectF(at.x(), at.y(), width, 22)
+def _lines(view: DragView) -> list[str]:
+    """The cost label's lines: the cost (or why not), then what the move uses, one clause
+    a line so the label stays narrow."""
+    return [view.label, *(part for part in view.uses.split("; ") if part)]
+
+
+def _best(spots: Sequence[QPointF], size: QRectF, taken: Sequence[QRectF],
+          tokens: Sequence[QRectF], path: Sequence[QRectF], area: QRectF | None) -> QRectF:
+    """The first spot (a rect of ``size``'s width and height) that covers least: another
+    label or the ghost above all; then anything outside ``area`` (the map on screen);
+    then a token; then the path."""
+    def cost(rect: QRectF) -> float:
+        total = 0.0
+        if area is not None:
+            inside = rect.intersected(area)
+            total += 20.0 * (rect.width() * rect.height() - inside.width() * inside.height())
+        for weight, rects in ((100.0, taken), (10.0, tokens), (1.0, path)):
+            for r in rects:
+                common = rect.intersected(r)
+                total += weight * common.width() * common.height()
+        return total
+
+    rects = [QRectF(p.x(), p.y(), size.width(), size.height()) for p in spots]
+    return min(enumerate(rects), key=lambda ir: (cost(ir[1]), ir[0]))[1]
+
+
+def _tag_rect(at: QPointF, lines: Sequence[str]) -> QRectF:
+    """Where a note (``7 m of 10 m``, one line or more) is drawn with its top-left at ``at``."""
+    metrics = QFontMetricsF(_LABEL_FONT)
+    width = max(metrics.horizontalAdvance(text) for text in lines) + 12
+    return QRectF(at.x(), at.y(), width, _LINE * len(lines) + 2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tacmap.engine.referee import Referee
 from tacmap.ui.map.area_tools import TemplatePreview
-from tacmap.ui.map.drag import DragController, describe_cost
+from tacmap.ui.map.drag import DragController
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import Tool, nearest_wall
@@ -290,14 +290,7 @@ class MapView(QGraphicsView):
         if self.controller is not None and self.controller.drag is not None:
             preview = self.controller.move_to(self._cell_at(event))
             if preview is not None:
-                text = describe_cost(preview, self.controller.referee.ruleset.manifest.units)
-                if not preview.legal:
-                    text = f"{text} — {preview.reason}" if text else preview.reason
-                if preview.leaves:
-                    state = self.controller.referee.state
-                    names = ", ".join(state.tokens[e].name for e, _ in preview.leaves)
-                    text += f" — leaves the reach of {names}"
-                self.message.emit(text)
+                self.message.emit(self.controller.status_of(preview))
             event.accept()
             return
         if not self.show_all_reach and event.buttons() == Qt.MouseButton.NoButton:
