@@ -8,7 +8,7 @@ token at least ``MIN_TOKEN`` pixels across, else only the tokens and walls. Name
 a table; F11 toggles full screen, Esc leaves it.
 
 It opens full screen on a second screen when there is one; otherwise as a
-window big enough for ``MIN_TOKEN`` tokens (at most nine tenths of the screen:
+window big enough for ``MIN_TOKEN`` tokens (at most 92 % of the screen:
 a map too big for that is framed round its tokens).
 
 The turn order shows what the table sees: rows of tokens the players cannot
@@ -51,7 +51,7 @@ PLACE = "player"
 #: Smallest token edge the player view draws, in screen pixels: seen across a table.
 MIN_TOKEN = 40.0
 #: Part of the screen a windowed player view may take at most.
-MOST_OF_SCREEN = 0.9
+MOST_OF_SCREEN = 0.92
 
 
 def keep_title_whole(dock: QDockWidget, least: int = 0) -> None:
@@ -83,6 +83,12 @@ def players_order(state: Encounter, order: TurnOrder | None, hidden: frozenset[s
         rows = tuple(OrderRow(t.id, t.name, t.side, "", "waiting")
                      for t in state.tokens.values() if t.id not in hidden and t.alive)
     return TurnOrder(last_title, rows)
+
+
+def screen_room(window: QWidget) -> QRect:
+    """The part of ``window``'s screen a window may take (without the task bar)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
 
 
 def second_screen(beside: QWidget | None) -> QScreen | None:
@@ -186,8 +192,8 @@ class PlayerView(QMainWindow):
         left, top, right, bottom = self.view.fit_padding
         whole = self.view.map_rect()
         per_unit = MIN_TOKEN / CELL
-        width = int((whole.width() + 2 * CELL) * per_unit + left + right) + extra_w
-        height = int((whole.height() + 2 * CELL) * per_unit + top + bottom) + extra_h
+        width = int((whole.width() + CELL) * per_unit + left + right) + extra_w
+        height = int((whole.height() + CELL) * per_unit + top + bottom) + extra_h
         most_w, most_h = int(screen.width() * MOST_OF_SCREEN), int(screen.height() * MOST_OF_SCREEN)
         width, height = min(most_w, max(width, self.width())), min(most_h, max(height, self.height()))
         self.resize(width, height)
@@ -239,11 +245,9 @@ class PlayerScreen:
                 if place is not None:
                     window.restoreGeometry(QByteArray(place))
                 window.show()
-                screen = window.screen() or QGuiApplication.primaryScreen()
-                if screen is not None:
-                    # Never smaller than a readable map: a place kept from a
-                    # smaller window is enlarged.
-                    window.size_for_tokens(screen.availableGeometry())
+                # Never smaller than a readable map: a place kept from a smaller
+                # window is enlarged.
+                window.size_for_tokens(screen_room(window))
         self.window.raise_()
         self.window.activateWindow()
         return self.window

@@ -163,15 +163,16 @@ class MapView(QGraphicsView):
         return rect.adjusted(-CELL, -CELL, CELL, CELL)
 
     def encounter_rect(self) -> QRectF:
-        """What ``fit`` shows: the whole map, image included, with a cell of room.
+        """What ``fit`` shows: the whole map, image included, with half a cell of room.
 
         On a map so big that a token would be drawn smaller than ``min_token``
         (``SMALLEST_FIT_TOKEN`` at least), it shows the tokens and walls instead.
         """
-        whole = self.map_rect().adjusted(-CELL, -CELL, CELL, CELL)
-        whole = whole.united(self.action_rect())
+        # Half a cell of room: the map's edge shows, and the padding holds the tags.
+        whole = self.map_rect().adjusted(-CELL / 2, -CELL / 2, CELL / 2, CELL / 2)
+        whole = whole.united(self.action_rect().adjusted(CELL / 2, CELL / 2, -CELL / 2, -CELL / 2))
         if self._scale_for(whole) * CELL < max(self.min_token, SMALLEST_FIT_TOKEN):
-            return self.action_rect()
+            return self.action_rect().intersected(whole)
         return whole
 
     def _scale_for(self, rect: QRectF) -> float:

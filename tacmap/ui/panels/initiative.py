@@ -14,6 +14,7 @@ from tacmap.ui.qt import (
     QAbstractItemView,
     QColor,
     QFont,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -21,6 +22,9 @@ from tacmap.ui.qt import (
     QListWidgetItem,
     QPixmap,
     QPushButton,
+    QScrollArea,
+    QSize,
+    QSizePolicy,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -45,6 +49,16 @@ class OrderList(QListWidget):
         self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
 
+    def sizeHint(self) -> QSize:
+        # Ask the window for room for every row (up to a screenful): the dock
+        # then grows with the order instead of keeping five rows and a scroll bar.
+        hint = super().sizeHint()
+        rows = min(self.count(), WANTED_ROWS)
+        if rows:
+            tall = sum(self.sizeHintForRow(i) for i in range(rows)) + 2 * self.frameWidth()
+            hint.setHeight(max(hint.height(), tall))
+        return hint
+
     def ids(self) -> tuple[str, ...]:
         """Row ids top to bottom."""
         return tuple(str(self.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.count()))
@@ -59,6 +73,13 @@ class OrderList(QListWidget):
 
 #: Pixels the turn order keeps in the main window (about four two-line rows).
 ORDER_MIN_HEIGHT = 150
+#: The main window's turn order is this wide at least, in pixels: the actions'
+#: labels fit, and it keeps its width from turn to turn.
+ACTIONS_WIDTH = 280
+#: Pixels the action buttons keep at least (one button; the rest scroll).
+ACTIONS_MIN_HEIGHT = 36
+#: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
+WANTED_ROWS = 12
 
 
 class InitiativePanel(QWidget):
@@ -83,8 +104,9 @@ class InitiativePanel(QWidget):
         font.setPointSizeF(PLAYER_TITLE_PT if player else font.pointSizeF() * 1.15)
         self.title.setFont(font)
         self.rows = OrderList(lambda order: self.run(Reorder(order)))
+        # Wrapped, not widening the dock: the heading changes every turn.
+        self.title.setWordWrap(True)
         if player:
-            self.title.setWordWrap(True)
             self.rows.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
             big = QFont(self.rows.font())
             big.setPointSizeF(PLAYER_ROW_PT)
@@ -98,7 +120,19 @@ class InitiativePanel(QWidget):
         self.end_button.setToolTip(f"End this turn ({END_TURN_KEY} or Ctrl+E)")
         self.end_button.clicked.connect(lambda: self.run(EndTurn()))
         self.actions_box = QGroupBox("Actions")
-        self.actions_layout = QVBoxLayout(self.actions_box)
+        # The buttons scroll inside the box: a token with many actions never makes
+        # the window taller than a 1280×800 screen, nor squeezes the turn order.
+        actions = QWidget()
+        self.actions_layout = QVBoxLayout(actions)
+        self.actions_layout.setContentsMargins(0, 0, 0, 0)
+        scroller = QScrollArea()
+        scroller.setWidget(actions)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroller.setMinimumHeight(ACTIONS_MIN_HEIGHT)
+        QVBoxLayout(self.actions_box).addWidget(scroller)
+        self.actions_scroller = scroller
         if not player:
             # Above the list, whose length and the actions under it change every
             # turn: the buttons never move.
@@ -112,6 +146,8 @@ class InitiativePanel(QWidget):
         layout.addWidget(self.rows, 1)
         if not player:
             layout.addWidget(self.actions_box)
+            # Wide enough for "Attack Gruk the orc chief (bow) …" and the dock's title.
+            self.setMinimumWidth(ACTIONS_WIDTH)
         self.active: str | None = None
 
     def show_order(self, state: Encounter, order: TurnOrder | None,
@@ -143,6 +179,7 @@ class InitiativePanel(QWidget):
             elif row.state == "out":
                 item.setForeground(QColor("#8d8d8d"))
             self.rows.addItem(item)
+        self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
         self.end_button.setEnabled(order is not None)
         if self.player:
@@ -152,6 +189,14 @@ class InitiativePanel(QWidget):
         name = state.tokens[actor].name if actor in state.tokens else ""
         self.actions_box.setTitle(f"Actions — {name}" if name else "Actions")
         self._show_actions(actions)
+
+    def keep_acting_in_view(self) -> None:
+        """Scroll the list so the acting row shows (the sixth combatant's turn is not below the fold)."""
+        for i in range(self.rows.count()):
+            item = self.rows.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == self.active:
+                self.rows.scrollToItem(item, QAbstractItemView.ScrollHint.EnsureVisible)
+                return
 
     def _fit_rows(self) -> None:
         """Wide enough for every row in full: the table reads "▶ acting", not "▶ acti…"."""
@@ -174,6 +219,9 @@ class InitiativePanel(QWidget):
             text = option.label + {"token": " …", "cell": " (drag on the map)",
                                    "area": " (place on the map)"}.get(option.target, "")
             button = QPushButton(text)
+            # The dock keeps its width whatever the acting token's actions are called:
+            # a long label must not widen it (and shrink the map) every turn.
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.setEnabled(option.enabled)
             button.setToolTip(tip(option.reason) if not option.enabled else
                               "then click its target on the map" if option.target == "token"
@@ -182,6 +230,7 @@ class InitiativePanel(QWidget):
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
+        self.actions_layout.addStretch(1)
 
     def take(self, option: ActionOption) -> None:
         """The button of ``option``: run it, or arm the map to aim it."""
