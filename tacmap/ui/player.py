@@ -4,8 +4,9 @@ It shows the map, the turn order and the timeline, never GM-only data, and
 follows the GM's encounter on every change. The map fits the window (and
 refits on every resize, full screen included) until someone zooms or pans it;
 Ctrl+0 fits it again. The fit takes in the whole map while that draws a
-token at least ``MIN_TOKEN`` pixels across, else only the tokens and walls. Names and the turn order are set in type readable across
-a table; F11 toggles full screen, Esc leaves it.
+token at least ``MIN_TOKEN`` pixels across, else only the tokens and walls.
+Names and the turn order are set in type readable across a table; F11
+toggles full screen, Esc leaves it.
 
 It opens full screen on a second screen when there is one; otherwise as a
 window big enough for ``MIN_TOKEN`` tokens (at most 92 % of the screen:
@@ -195,7 +196,8 @@ class PlayerView(QMainWindow):
         width = int((whole.width() + CELL) * per_unit + left + right) + extra_w
         height = int((whole.height() + CELL) * per_unit + top + bottom) + extra_h
         most_w, most_h = int(screen.width() * MOST_OF_SCREEN), int(screen.height() * MOST_OF_SCREEN)
-        width, height = min(most_w, max(width, self.width())), min(most_h, max(height, self.height()))
+        width = min(most_w, max(width, self.width()))
+        height = min(most_h, max(height, self.height()))
         self.resize(width, height)
         self.move(screen.center().x() - width // 2, screen.center().y() - height // 2)
 

@@ -10,8 +10,8 @@ import pytest
 
 from tacmap.engine.commands import EndTurn, SetCondition, SetMapImage, StartCombat
 from tacmap.engine.ruleset import Registry
-from tacmap.ui.map.token_item import CELL
 from tacmap.ui import player as player_module
+from tacmap.ui.map.token_item import CELL
 from tacmap.ui.player import MIN_TOKEN, PlayerView
 from tacmap.ui.qt import QApplication, QColor, QDockWidget, QImage, QRect, QRectF, Qt
 from tacmap.ui.session import Session

@@ -191,7 +191,7 @@ class InitiativePanel(QWidget):
         self._show_actions(actions)
 
     def keep_acting_in_view(self) -> None:
-        """Scroll the list so the acting row shows (the sixth combatant's turn is not below the fold)."""
+        """Scroll the list so the acting row shows (the sixth turn is not below the fold)."""
         for i in range(self.rows.count()):
             item = self.rows.item(i)
             if item.data(Qt.ItemDataRole.UserRole) == self.active:
