@@ -13,6 +13,7 @@ from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
     QAbstractItemView,
     QColor,
+    QDockWidget,
     QFont,
     QFrame,
     QGroupBox,
@@ -20,6 +21,7 @@ from tacmap.ui.qt import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMainWindow,
     QPixmap,
     QPushButton,
     QScrollArea,
@@ -71,8 +73,9 @@ class OrderList(QListWidget):
             self.on_reorder(after)
 
 
-#: Pixels the turn order keeps in the main window (about four two-line rows).
-ORDER_MIN_HEIGHT = 150
+#: Pixels the turn order keeps in the main window (about three two-line rows: it
+#: scrolls to the acting row, and grows with its dock).
+ORDER_MIN_HEIGHT = 110
 #: The main window's turn order is this wide at least, in pixels: the actions'
 #: labels fit, and it keeps its width from turn to turn.
 ACTIONS_WIDTH = 280
@@ -149,6 +152,8 @@ class InitiativePanel(QWidget):
             # Wide enough for "Attack Gruk the orc chief (bow) …" and the dock's title.
             self.setMinimumWidth(ACTIONS_WIDTH)
         self.active: str | None = None
+        #: How many rows there were when the panel last asked its dock for room.
+        self._rows_asked_for = 0
 
     def show_order(self, state: Encounter, order: TurnOrder | None,
                    actions: list[ActionOption], hidden: Collection[str] = (),
@@ -179,6 +184,9 @@ class InitiativePanel(QWidget):
             elif row.state == "out":
                 item.setForeground(QColor("#8d8d8d"))
             self.rows.addItem(item)
+        if not self.player and self.rows.count() != self._rows_asked_for:
+            self._rows_asked_for = self.rows.count()
+            self.ask_for_room()
         self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
         self.end_button.setEnabled(order is not None)
@@ -189,6 +197,23 @@ class InitiativePanel(QWidget):
         name = state.tokens[actor].name if actor in state.tokens else ""
         self.actions_box.setTitle(f"Actions — {name}" if name else "Actions")
         self._show_actions(actions)
+
+    def ask_for_room(self) -> None:
+        """Make the dock tall enough for every row (up to half the window).
+
+        Asked when the number of rows changes (combat starts, someone joins), not
+        every turn: a dock the GM sized by hand keeps its size in between.
+        """
+        dock = self.parentWidget()
+        main = dock.parentWidget() if dock is not None else None
+        if not isinstance(dock, QDockWidget) or not isinstance(main, QMainWindow) \
+                or dock.isFloating() or not dock.isVisible():
+            return
+        self.layout().activate()
+        short = self.rows.sizeHint().height() - self.rows.height()
+        wanted = min(dock.height() + short, main.height() // 2)
+        if short > 0 and wanted > dock.height():
+            main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
 
     def keep_acting_in_view(self) -> None:
         """Scroll the list so the acting row shows (the sixth turn is not below the fold)."""
