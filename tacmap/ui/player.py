@@ -4,13 +4,15 @@ It shows the map, the turn order and the timeline, never GM-only data, and
 follows the GM's encounter on every change. The map fits the window (and
 refits on every resize, full screen included) until someone zooms or pans it;
 Ctrl+0 fits it again. The fit takes in the whole map while that draws a
-token at least ``MIN_TOKEN`` pixels across, else only the tokens and walls.
+token at least ``MIN_TOKEN`` pixels across, else only the tokens (and two
+cells round them).
 Names and the turn order are set in type readable across a table; F11
 toggles full screen, Esc leaves it.
 
 It opens full screen on a second screen when there is one; otherwise as a
 window big enough for ``MIN_TOKEN`` tokens (at most 92 % of the screen:
-a map too big for that is framed round its tokens).
+a map too big for that is framed round its tokens, which
+then get ``MIN_TOKEN`` whenever they lie close enough together).
 
 The turn order shows what the table sees: rows of tokens the players cannot
 see are left out, and while such a token acts (an ambush's surprise round)

@@ -75,15 +75,16 @@ def test_the_acting_row_is_in_view_when_the_sixth_combatant_acts(
     assert rows.verticalScrollBar().maximum() > 0  # the list did scroll to get there
 
 
-def test_the_turn_order_asks_for_room_for_every_row(
+def test_the_turn_order_grows_its_dock_to_show_every_row(
         qtbot: object, registry: Registry, tmp_path: Path) -> None:
-    win = open_demo(qtbot, registry, tmp_path, "speed_rank_demo", (1920, 1080))
+    win = open_demo(qtbot, registry, tmp_path, "six_phase_demo", (1920, 1080))
     assert win.run(StartCombat())
     settle()
     rows = win.order_panel.rows
-    # The dock grows with the list: a screenful of rows, not five and a scroll bar.
-    assert rows.sizeHint().height() >= sum(rows.sizeHintForRow(i)
-                                           for i in range(min(rows.count(), 12)))
+    assert rows.count() == 6
+    # All six rows in view at once, not five and a scroll bar.
+    last = rows.visualItemRect(rows.item(rows.count() - 1))
+    assert rows.viewport().rect().contains(last)
 
 
 # --- item 4: the map holds still ---------------------------------------------------------

@@ -140,7 +140,12 @@ class NameTags(QGraphicsItem):
 
     def _place(self, look: TokenLook, disc: QRectF, discs: dict[str, QRectF],
                near: _Buckets, placed: _Buckets | None) -> tuple[str, QRectF] | None:
-        """The words and rectangle of one tag: the first that covers no other token."""
+        """The words and rectangle of one tag: never over another token.
+
+        The full name where it covers no other tag either, else the name shortened
+        where that is free, else wherever it covers the fewest other tags.
+        """
+        best: tuple[float, str, QRectF] | None = None
         for text in self._texts(look.name, disc.width()):
             w, h = self.tag_size(text)
             middle = disc.center().y() - h / 2
@@ -150,21 +155,25 @@ class NameTags(QGraphicsItem):
                       QRectF(disc.left() - w - 2, middle, w, h)]  # left
             if placed is None:
                 places = places[:1]
-            clear = [r for r in places
-                     if not any(discs[o].intersects(r) for o in near.at(r) if o != look.id)]
-            if clear:
+            for rect in places:
+                if any(discs[o].intersects(rect) for o in near.at(rect) if o != look.id):
+                    continue
                 if placed is None:
-                    return text, clear[0]
-                return text, min(clear, key=lambda r: sum(
-                    _overlap(r, rect) for rect in placed.rects(r)))
-        return None
+                    return text, rect
+                covered = sum(_overlap(rect, other) for other in placed.rects(rect))
+                if covered == 0:
+                    return text, rect
+                if best is None or covered < best[0]:
+                    best = (covered, text, rect)
+        return None if best is None else (best[1], best[2])
 
     def _texts(self, name: str, edge: float) -> list[str]:
-        """The name in full, then shortened to the token's width and to half of it."""
+        """The name in full, then shorter and shorter ("Sergeant H…"), down to the token's width."""
         out = [name]
-        for width in (edge * 1.5, edge):
-            short = self.metrics.elidedText(name, Qt.TextElideMode.ElideRight,
-                                            max(width - 2 * _PAD_X, 1.0))
+        width = self.metrics.horizontalAdvance(name)
+        while width > edge:
+            width = max(edge, width * 0.8)
+            short = self.metrics.elidedText(name, Qt.TextElideMode.ElideRight, width)
             if len(short) > 1 and short not in out:
                 out.append(short)
         return out

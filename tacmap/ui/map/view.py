@@ -149,11 +149,11 @@ class MapView(QGraphicsView):
             rect = rect.united(image.sceneBoundingRect())
         return rect
 
-    def action_rect(self) -> QRectF:
-        """Every token and wall (the whole map when there are none)."""
+    def action_rect(self, walls: bool = True) -> QRectF:
+        """Every token and (``walls``) wall, and a cell round them (the whole map when none)."""
         # Tokens and walls only: the marks layer and overlays span the whole map.
         rect = self.map_scene.walls_item.sceneBoundingRect() \
-            if not self.map_scene.walls_item.path().isEmpty() else QRectF()
+            if walls and not self.map_scene.walls_item.path().isEmpty() else QRectF()
         for item in self.map_scene.items_by_id.values():
             edge = item.look.size * CELL
             rect = rect.united(QRectF(item.pos().x(), item.pos().y(), edge, edge))
@@ -165,13 +165,18 @@ class MapView(QGraphicsView):
     def encounter_rect(self) -> QRectF:
         """What ``fit`` shows: the whole map, image included, with half a cell of room.
 
-        On a map so big that a token would be drawn smaller than ``min_token``
-        (``SMALLEST_FIT_TOKEN`` at least), it shows the tokens and walls instead.
+        On a map so big that a token would be drawn smaller than ``SMALLEST_FIT_TOKEN``,
+        it shows the tokens and walls instead; below ``min_token`` (the player
+        view's readable size), the tokens alone, two cells round them.
         """
         # Half a cell of room: the map's edge shows, and the padding holds the tags.
         whole = self.map_rect().adjusted(-CELL / 2, -CELL / 2, CELL / 2, CELL / 2)
         whole = whole.united(self.action_rect().adjusted(CELL / 2, CELL / 2, -CELL / 2, -CELL / 2))
-        if self._scale_for(whole) * CELL < max(self.min_token, SMALLEST_FIT_TOKEN):
+        scale = self._scale_for(whole)
+        if self.min_token and scale * CELL < self.min_token:
+            return self.action_rect(walls=False).adjusted(-CELL, -CELL, CELL, CELL) \
+                .intersected(whole)
+        if scale * CELL < SMALLEST_FIT_TOKEN:
             return self.action_rect().intersected(whole)
         return whole
 

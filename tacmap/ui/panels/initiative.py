@@ -28,6 +28,7 @@ from tacmap.ui.qt import (
     QSize,
     QSizePolicy,
     Qt,
+    QTimer,
     QVBoxLayout,
     QWidget,
 )
@@ -186,7 +187,9 @@ class InitiativePanel(QWidget):
             self.rows.addItem(item)
         if not self.player and self.rows.count() != self._rows_asked_for:
             self._rows_asked_for = self.rows.count()
-            self.ask_for_room()
+            # Once the window has laid out what this change shows (a timeline dock
+            # appearing takes its height from this column too).
+            QTimer.singleShot(0, self.ask_for_room)
         self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
         self.end_button.setEnabled(order is not None)
@@ -209,10 +212,14 @@ class InitiativePanel(QWidget):
         if not isinstance(dock, QDockWidget) or not isinstance(main, QMainWindow) \
                 or dock.isFloating() or not dock.isVisible():
             return
-        self.layout().activate()
-        short = self.rows.sizeHint().height() - self.rows.height()
-        wanted = min(dock.height() + short, main.height() // 2)
-        if short > 0 and wanted > dock.height():
+        # A few times: the window shares out what it takes from the docks below
+        # only roughly, and each answer can fall a little short.
+        for _ in range(4):
+            main.layout().activate()
+            short = self.rows.sizeHint().height() - self.rows.height()
+            wanted = min(dock.height() + short + 8, main.height() // 2)
+            if short <= 0 or wanted <= dock.height():
+                return
             main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
 
     def keep_acting_in_view(self) -> None:
