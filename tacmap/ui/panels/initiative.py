@@ -129,6 +129,7 @@ class InitiativePanel(QWidget):
         actions = QWidget()
         self.actions_layout = QVBoxLayout(actions)
         self.actions_layout.setContentsMargins(0, 0, 0, 0)
+        self.actions_layout.setAlignment(Qt.AlignmentFlag.AlignTop)
         scroller = QScrollArea()
         scroller.setWidget(actions)
         scroller.setWidgetResizable(True)
@@ -262,7 +263,6 @@ class InitiativePanel(QWidget):
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
-        self.actions_layout.addStretch(1)
 
     def take(self, option: ActionOption) -> None:
         """The button of ``option``: run it, or arm the map to aim it."""
