@@ -215,8 +215,10 @@ class InitiativePanel(QWidget):
             return
         # A few times: the window shares out what it takes from the docks below
         # only roughly, and each answer can fall a little short.
+        layout = main.layout()
         for _ in range(4):
-            main.layout().activate()
+            if layout is not None:
+                layout.activate()
             short = self.rows.sizeHint().height() - self.rows.height()
             wanted = min(dock.height() + short + 8, main.height() // 2)
             if short <= 0 or wanted <= dock.height():
