@@ -95,6 +95,9 @@ def test_the_scale_holds_when_the_timeline_appears_and_docks_change_width(
     win = open_demo(qtbot, registry, tmp_path, "six_phase_demo")
     view = win.view
     before = view.zoom
+    # Fitted, the whole map is in view: no scroll bar.
+    assert not view.verticalScrollBar().isVisible()
+    assert not view.horizontalScrollBar().isVisible()
     assert not win.timeline_dock.isVisible()
     assert win.run(StartCombat())
     settle()

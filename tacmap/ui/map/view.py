@@ -30,8 +30,9 @@ from tacmap.ui.qt import (
 )
 
 MIN_SCALE, MAX_SCALE = 0.01, 6.0
-#: How far past the map's edge the view may scroll, in cells (room for labels at the edge).
-SCROLL_MARGIN = 1
+#: How far past the map's edge the view may scroll, in cells, besides the fit's padding
+#: (as far as Fit shows: room for labels at the edge).
+SCROLL_MARGIN = 0.5
 #: Mime type of a roster entry dragged onto the map (its id, as text).
 ROSTER_MIME = "application/x-tacmap-roster"
 STEP = 1.25
@@ -209,12 +210,15 @@ class MapView(QGraphicsView):
         self._fitted_window = self.window().size()
 
     def _scroll_area(self) -> None:
-        """Scroll as far as the whole map and a cell past it (tags and padding stay in view).
+        """Scroll as far as the whole map and half a cell past it (tags and padding stay in view).
 
         No further: a fitted map then needs no scroll bar, and one appears as soon
         as a dock takes room from the map, so nothing is ever out of reach.
         """
-        margin = max(SCROLL_MARGIN * CELL, max(self.fit_padding) / max(self.zoom, MIN_SCALE))
+        # The fit's half cell and padding, less two pixels: a fitted map never shows a
+        # scroll bar for a rounding error.
+        pixels = max(max(self.fit_padding) - 2, 0)
+        margin = SCROLL_MARGIN * CELL + pixels / max(self.zoom, MIN_SCALE)
         rect = self.map_rect().adjusted(-margin, -margin, margin, margin)
         if rect != self.sceneRect():
             self.setSceneRect(rect)
