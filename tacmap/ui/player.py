@@ -44,7 +44,9 @@ from tacmap.ui.qt import (
     QMainWindow,
     QRect,
     QScreen,
+    QShowEvent,
     Qt,
+    QTimer,
     QWidget,
 )
 from tacmap.ui.session import Session, place_of, remember_place
@@ -134,7 +136,7 @@ class PlayerView(QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
             self.addDockWidget(area, dock)
             keep_title_whole(dock)
-        self.timeline_dock = self.findChildren(QDockWidget)[-1]
+        self.order_dock, self.timeline_dock = self.findChildren(QDockWidget)[-2:]
         # The main window's keys for the same things.
         self._key(lambda: self.view.zoom_by(1.25), "Ctrl+=", "Ctrl++")
         self._key(lambda: self.view.zoom_by(0.8), "Ctrl+-")
@@ -145,6 +147,8 @@ class PlayerView(QMainWindow):
         self._followed: tuple[str, int, int] | None = None
         #: The turn order's heading as the players last saw it.
         self._title = "Before combat"
+        #: Whether the docks were fitted snugly round their contents on first show.
+        self._snug = False
         self.resize(1200, 800)
         self.sync(session)
 
@@ -188,8 +192,26 @@ class PlayerView(QMainWindow):
                 self._followed = followed
                 self.view.follow(active)
 
+    def snug_docks(self) -> None:
+        """Give the map the room: the turn order as wide as its rows, the timeline a fifth."""
+        self.resizeDocks([self.order_dock], [self.order.minimumSizeHint().width()],
+                         Qt.Orientation.Horizontal)
+        if self.timeline_dock.isVisible():
+            tall = max(self.timeline.minimumSizeHint().height(), self.height() // 5)
+            self.resizeDocks([self.timeline_dock], [tall], Qt.Orientation.Vertical)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._snug:
+            self._snug = True
+            QTimer.singleShot(0, self.snug_docks)
+
     def size_for_tokens(self, screen: QRect) -> None:
         """Windowed: as big as the whole map needs for ``MIN_TOKEN`` tokens, within ``screen``."""
+        self.snug_docks()
         room = self.view.viewport().size()
         extra_w, extra_h = self.width() - room.width(), self.height() - room.height()
         left, top, right, bottom = self.view.fit_padding
