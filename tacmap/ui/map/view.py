@@ -91,7 +91,7 @@ class MapView(QGraphicsView):
         #: bottom (the player view makes room for its name tags).
         self.fit_padding: tuple[float, float, float, float] = (8, 8, 8, 8)
         #: Smallest token a fit of the whole map may draw, in screen pixels: below it
-        #: ``fit`` frames the tokens and walls instead (the player view's readable size).
+        #: ``fit`` frames the tokens alone (the player view's readable size; 0: none).
         self.min_token = 0.0
         #: True: refit on every resize while fitted (the player view); False: only when
         #: the window is resized, never because a dock took or gave back room.
