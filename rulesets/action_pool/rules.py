@@ -76,6 +76,11 @@ class ActionPool(Ruleset):
         self.default_weapon = str(self.stat_block.default("weapon"))
         self.default_armour = str(self.stat_block.default("armour"))
 
+    def secret_conditions(self) -> frozenset[str]:
+        # A prepared action is the GM's secret until it fires: the players learn
+        # it when it answers them, not from a badge on the enemy.
+        return frozenset({PREPARED})
+
     # --- the stat block ------------------------------------------------------
 
     def check_token(self, token: Token) -> None:

@@ -366,6 +366,10 @@ class Ruleset:
         """What the ruleset tracks on ``token`` worth a line on its tooltip (wounds, notches)."""
         return ()
 
+    def secret_conditions(self) -> frozenset[str]:
+        """Conditions the players never see on a token not on their side (a prepared action)."""
+        return frozenset()
+
     def joined(self, ctx: Resolution, token: Token) -> None:
         """``token`` was just added (the GM's Add Combatant): emit where it enters the round.
 

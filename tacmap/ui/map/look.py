@@ -99,17 +99,21 @@ def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[Toke
     """A look for every token, in token order.
 
     The player view hides what only the GM should see: other sides' hit
-    points and everyone's stat block.
+    points, their secret conditions (a prepared action's badge) and
+    everyone's stat block.
     """
     colours = side_colours(state)
     now = acting(state, ruleset)
     party = party_side(state)
+    unsaid = ruleset.secret_conditions()
     out = []
     for t in state.tokens.values():
         secret = player and t.side != party
+        conditions = tuple(c for c in t.conditions if c not in unsaid) if secret \
+            else t.conditions
         out.append(TokenLook(
             t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
-            0 if secret else t.hp, 0 if secret else t.max_hp, t.conditions, t.id in now,
+            0 if secret else t.hp, 0 if secret else t.max_hp, conditions, t.id in now,
             any(c in DOWN for c in t.conditions),
             t.name if player else stat_line(t, ruleset.status_lines(state, t)), t.image,
             t.hidden))

@@ -64,6 +64,8 @@ class NameTags(QGraphicsItem):
         self._cache: tuple[float, list[tuple[TokenLook, QRectF]]] | None = None
         self._buckets: dict[tuple[int, int], list[int]] = {}
         self._pictures: dict[tuple[str, bool, bool, float], QPixmap] = {}
+        #: The words each tag shows (from the last ``tags`` call): its name, or shortened.
+        self.text: dict[str, str] = {}
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
@@ -97,43 +99,83 @@ class NameTags(QGraphicsItem):
     def tags(self, scale: float) -> list[tuple[TokenLook, QRectF]]:
         """Each tag's rectangle at ``scale``, in screen pixels from the scene's origin.
 
-        In drawing order: the acting tokens' tags last, on top. On a table-sized
-        map a tag that would cover another tag or token moves above, right or
-        left of its token, wherever it covers least.
+        In drawing order: the acting tokens' tags last, on top. A tag never covers
+        another token: it moves above, right or left of its token, then is
+        shortened ("Gruk the o…"), and is left out when no place is free. On a
+        table-sized map it also moves where it covers the fewest other tags.
+        ``text`` gives the words each tag shows.
         """
         if self._cache is not None and self._cache[0] == scale:
             return self._cache[1]
         discs = {look.id: QRectF(look.x * CELL * scale, look.y * CELL * scale,
                                  look.size * CELL * scale, look.size * CELL * scale)
                  for look in self.looks}
+        near = _Buckets()
+        for tid, disc in discs.items():
+            near.add(disc, tid)
         dodge = len(self.looks) <= DODGE_UP_TO
-        placed: list[QRectF] = []
+        placed = _Buckets()
         out: list[tuple[TokenLook, QRectF]] = []
+        self.text = {}
         # The acting tokens choose their place first; the others fit round them.
         for look in sorted(self.looks, key=lambda lk: not lk.active):
-            w, h = self.tag_size(look.name)
             disc = discs[look.id]
-            middle = disc.center().y() - h / 2
-            places = [QRectF(disc.center().x() - w / 2, disc.bottom() + 1, w, h),  # below
-                      QRectF(disc.center().x() - w / 2, disc.top() - h - 1, w, h),  # above
-                      QRectF(disc.right() + 2, middle, w, h),  # right
-                      QRectF(disc.left() - w - 2, middle, w, h)]  # left
-            rect = places[0]
-            if dodge:
-                others = placed + [d for i, d in discs.items() if i != look.id]
-                rect = min(places, key=lambda r: sum(_overlap(r, o) for o in others))
-                placed.append(rect)
+            found = self._place(look, disc, discs, near, placed if dodge else None)
+            if found is None:
+                continue  # no room beside it that leaves every other token clear
+            text, rect = found
+            self.text[look.id] = text
+            placed.add(rect, look.id)
             out.append((look, rect))
         out.reverse()
         # Which tags lie in each square of the screen, so a repaint of a small
         # area looks at the few tags there, not at every token on the map.
         buckets: dict[tuple[int, int], list[int]] = {}
         for i, (_, rect) in enumerate(out):
-            for bx in range(int(rect.left() // _BUCKET), int(rect.right() // _BUCKET) + 1):
-                for by in range(int(rect.top() // _BUCKET), int(rect.bottom() // _BUCKET) + 1):
-                    buckets.setdefault((bx, by), []).append(i)
+            for square in _squares(rect):
+                buckets.setdefault(square, []).append(i)
         self._cache = (scale, out)
         self._buckets = buckets
+        return out
+
+    def _place(self, look: TokenLook, disc: QRectF, discs: dict[str, QRectF],
+               near: _Buckets, placed: _Buckets | None) -> tuple[str, QRectF] | None:
+        """The words and rectangle of one tag: never over another token.
+
+        The full name where it covers no other tag either, else the name shortened
+        where that is free, else wherever it covers the fewest other tags.
+        """
+        best: tuple[float, str, QRectF] | None = None
+        for text in self._texts(look.name, disc.width()):
+            w, h = self.tag_size(text)
+            middle = disc.center().y() - h / 2
+            places = [QRectF(disc.center().x() - w / 2, disc.bottom() + 1, w, h),  # below
+                      QRectF(disc.center().x() - w / 2, disc.top() - h - 1, w, h),  # above
+                      QRectF(disc.right() + 2, middle, w, h),  # right
+                      QRectF(disc.left() - w - 2, middle, w, h)]  # left
+            if placed is None:
+                places = places[:1]
+            for rect in places:
+                if any(discs[o].intersects(rect) for o in near.at(rect) if o != look.id):
+                    continue
+                if placed is None:
+                    return text, rect
+                covered = sum(_overlap(rect, other) for other in placed.rects(rect))
+                if covered == 0:
+                    return text, rect
+                if best is None or covered < best[0]:
+                    best = (covered, text, rect)
+        return None if best is None else (best[1], best[2])
+
+    def _texts(self, name: str, edge: float) -> list[str]:
+        """The name in full, then shorter and shorter ("Sergeant H…"), down to the token's width."""
+        out = [name]
+        width = self.metrics.horizontalAdvance(name)
+        while width > edge:
+            width = max(edge, width * 0.8)
+            short = self.metrics.elidedText(name, Qt.TextElideMode.ElideRight, width)
+            if len(short) > 1 and short not in out:
+                out.append(short)
         return out
 
     def _in(self, shown: QRectF) -> list[tuple[TokenLook, QRectF]]:
@@ -141,18 +183,18 @@ class NameTags(QGraphicsItem):
         assert self._cache is not None
         out = self._cache[1]
         found: set[int] = set()
-        for bx in range(int(shown.left() // _BUCKET), int(shown.right() // _BUCKET) + 1):
-            for by in range(int(shown.top() // _BUCKET), int(shown.bottom() // _BUCKET) + 1):
-                found.update(self._buckets.get((bx, by), ()))
+        for square in _squares(shown):
+            found.update(self._buckets.get(square, ()))
         return [out[i] for i in sorted(found) if out[i][1].intersects(shown)]
 
     def _picture(self, look: TokenLook, ratio: float) -> QPixmap:
         """One tag drawn once into a pixmap (a repaint then only blits it)."""
-        key = (look.name, look.active, look.down, ratio)
+        text = self.text.get(look.id, look.name)
+        key = (text, look.active, look.down, ratio)
         pix = self._pictures.get(key)
         if pix is not None:
             return pix
-        w, h = self.tag_size(look.name)
+        w, h = self.tag_size(text)
         pix = QPixmap(math.ceil(w * ratio), math.ceil(h * ratio))
         pix.setDevicePixelRatio(ratio)
         pix.fill(Qt.GlobalColor.transparent)
@@ -164,7 +206,7 @@ class NameTags(QGraphicsItem):
         painter.setBrush(QColor(25, 25, 25, 215))
         painter.drawRoundedRect(box, 7, 7)
         painter.setPen(QColor("#b5b5b5") if look.down else QColor("#ffffff"))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, look.name)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         painter.end()
         if len(self._pictures) > 512:
             self._pictures.clear()
@@ -200,3 +242,35 @@ def _overlap(a: QRectF, b: QRectF) -> float:
     """Area ``a`` and ``b`` share."""
     both = a.intersected(b)
     return both.width() * both.height() if not both.isEmpty() else 0.0
+
+
+def _squares(rect: QRectF) -> list[tuple[int, int]]:
+    """The ``_BUCKET`` squares ``rect`` lies in."""
+    return [(bx, by)
+            for bx in range(int(rect.left() // _BUCKET), int(rect.right() // _BUCKET) + 1)
+            for by in range(int(rect.top() // _BUCKET), int(rect.bottom() // _BUCKET) + 1)]
+
+
+class _Buckets:
+    """Rectangles filed by screen square: what lies near a tag is found without a full scan."""
+
+    def __init__(self) -> None:
+        self._by_square: dict[tuple[int, int], list[tuple[QRectF, str]]] = {}
+
+    def add(self, rect: QRectF, owner: str) -> None:
+        """File ``rect`` (of ``owner``)."""
+        for square in _squares(rect):
+            self._by_square.setdefault(square, []).append((rect, owner))
+
+    def at(self, rect: QRectF) -> set[str]:
+        """Owners of the rectangles filed in the squares ``rect`` lies in."""
+        return {owner for square in _squares(rect)
+                for _, owner in self._by_square.get(square, ())}
+
+    def rects(self, rect: QRectF) -> list[QRectF]:
+        """The rectangles filed in the squares ``rect`` lies in (each once)."""
+        seen: dict[int, QRectF] = {}
+        for square in _squares(rect):
+            for r, _ in self._by_square.get(square, ()):
+                seen[id(r)] = r
+        return list(seen.values())

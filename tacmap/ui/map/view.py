@@ -21,6 +21,7 @@ from tacmap.ui.qt import (
     QPointF,
     QRectF,
     QResizeEvent,
+    QSize,
     Qt,
     QTransform,
     QWheelEvent,
@@ -29,11 +30,15 @@ from tacmap.ui.qt import (
 )
 
 MIN_SCALE, MAX_SCALE = 0.01, 6.0
-#: How far past the map's edge the view may scroll, in metres (room for labels at the edge).
-SCROLL_MARGIN = 4
+#: How far past the map's edge the view may scroll, in cells, besides the fit's padding
+#: (as far as Fit shows: room for labels at the edge).
+SCROLL_MARGIN = 0.5
 #: Mime type of a roster entry dragged onto the map (its id, as text).
 ROSTER_MIME = "application/x-tacmap-roster"
 STEP = 1.25
+#: Screen pixels under which a token is a speck: a map that Fit would draw at
+#: that scale is framed round its tokens and walls instead (a dungeon level).
+SMALLEST_FIT_TOKEN = 12.0
 
 
 class MapView(QGraphicsView):
@@ -71,9 +76,10 @@ class MapView(QGraphicsView):
         # The grid changes only on zoom and pan: drawn once into a pixmap, then blitted.
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setMouseTracking(True)
-        # Pan with the middle button, space-drag or the arrow keys: scroll bars only clutter.
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Pan with the middle button, space-drag or the arrow keys; a scroll bar shows
+        # only while part of the map is out of view (zoomed in, or a dock took room).
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self._pan_from: QPoint | None = None
         self._tool: Tool | None = None
         self.setAcceptDrops(True)
@@ -85,6 +91,13 @@ class MapView(QGraphicsView):
         #: Screen pixels kept free round the encounter by ``fit``: left, top, right,
         #: bottom (the player view makes room for its name tags).
         self.fit_padding: tuple[float, float, float, float] = (8, 8, 8, 8)
+        #: Smallest token a fit of the whole map may draw, in screen pixels: below it
+        #: ``fit`` frames the tokens alone (the player view's readable size; 0: none).
+        self.min_token = 0.0
+        #: True: refit on every resize while fitted (the player view); False: only when
+        #: the window is resized, never because a dock took or gave back room.
+        self.refit_on_any_resize = False
+        self._fitted_window: QSize | None = None
         scene.sceneRectChanged.connect(self._scroll_area)
         self._scroll_area()
         self._area_preview: TemplatePreview | None = None
@@ -147,11 +160,19 @@ class MapView(QGraphicsView):
         """Zoom in (factor > 1) or out."""
         self.set_zoom(self.zoom * factor)
 
-    def encounter_rect(self) -> QRectF:
-        """What ``fit`` shows: every token and wall (the whole map when there are none)."""
+    def map_rect(self) -> QRectF:
+        """The whole map: its grid and its image (which may hang past the grid)."""
+        rect = self.map_scene.sceneRect()
+        image = self.map_scene.image_item
+        if not image.pixmap().isNull():
+            rect = rect.united(image.sceneBoundingRect())
+        return rect
+
+    def action_rect(self, walls: bool = True) -> QRectF:
+        """Every token and (``walls``) wall, and a cell round them (the whole map when none)."""
         # Tokens and walls only: the marks layer and overlays span the whole map.
         rect = self.map_scene.walls_item.sceneBoundingRect() \
-            if not self.map_scene.walls_item.path().isEmpty() else QRectF()
+            if walls and not self.map_scene.walls_item.path().isEmpty() else QRectF()
         for item in self.map_scene.items_by_id.values():
             edge = item.look.size * CELL
             rect = rect.united(QRectF(item.pos().x(), item.pos().y(), edge, edge))
@@ -160,35 +181,76 @@ class MapView(QGraphicsView):
             rect = self.map_scene.sceneRect()
         return rect.adjusted(-CELL, -CELL, CELL, CELL)
 
+    def encounter_rect(self) -> QRectF:
+        """What ``fit`` shows: the whole map, image included, with half a cell of room.
+
+        On a map so big that a token would be drawn smaller than ``SMALLEST_FIT_TOKEN``,
+        it shows the tokens and walls instead; below ``min_token`` (the player
+        view's readable size), the tokens alone, two cells round them.
+        """
+        # Half a cell of room: the map's edge shows, and the padding holds the tags.
+        whole = self.map_rect().adjusted(-CELL / 2, -CELL / 2, CELL / 2, CELL / 2)
+        whole = whole.united(self.action_rect().adjusted(CELL / 2, CELL / 2, -CELL / 2, -CELL / 2))
+        scale = self._scale_for(whole)
+        if self.min_token and scale * CELL < self.min_token:
+            return self.action_rect(walls=False).adjusted(-CELL, -CELL, CELL, CELL) \
+                .intersected(whole)
+        if scale * CELL < SMALLEST_FIT_TOKEN:
+            return self.action_rect().intersected(whole)
+        return whole
+
+    def _scale_for(self, rect: QRectF) -> float:
+        """The zoom at which ``rect`` just fills the padded viewport (0: not laid out)."""
+        left, top, right, bottom = self.fit_padding
+        room = self.viewport().rect()
+        width, height = room.width() - left - right, room.height() - top - bottom
+        if width < 16 or height < 16 or rect.isEmpty():
+            return 0.0
+        return max(MIN_SCALE, min(MAX_SCALE, width / rect.width(), height / rect.height()))
+
     def fit(self) -> None:
-        """Show the whole encounter, and keep it fitted as the view is resized (Ctrl+0)."""
+        """Show the whole map, and keep it fitted as the window is resized (Ctrl+0)."""
         self.auto_fit = True
         self._fit()
 
     def _fit(self) -> None:
         rect = self.encounter_rect()
-        left, top, right, bottom = self.fit_padding
-        room = self.viewport().rect()
-        width, height = room.width() - left - right, room.height() - top - bottom
-        if width < 16 or height < 16 or rect.isEmpty():
+        scale = self._scale_for(rect)
+        if not scale:
             return  # not laid out yet: the first resize fits it
-        scale = max(MIN_SCALE, min(MAX_SCALE, width / rect.width(), height / rect.height()))
+        left, top, right, bottom = self.fit_padding
         self.setTransform(QTransform.fromScale(scale, scale))
         self._scroll_area()
         # The encounter's centre sits in the middle of the padded area.
         self.centerOn(rect.center() - QPointF((left - right) / 2 / scale,
                                               (top - bottom) / 2 / scale))
         self.map_scene.set_overview(self.zoom * CELL < OVERVIEW_BELOW)
+        self._fitted_window = self.window().size()
 
     def _scroll_area(self) -> None:
-        """Let the view scroll a little past the map's edges: tags and padding stay in view."""
-        margin = max(SCROLL_MARGIN * CELL, max(self.fit_padding) / max(self.zoom, MIN_SCALE))
-        self.setSceneRect(self.map_scene.sceneRect().adjusted(-margin, -margin, margin, margin))
+        """Scroll as far as the whole map and half a cell past it (tags and padding stay in view).
+
+        No further: a fitted map then needs no scroll bar, and one appears as soon
+        as a dock takes room from the map, so nothing is ever out of reach.
+        """
+        # The fit's half cell and padding, less two pixels: a fitted map never shows a
+        # scroll bar for a rounding error.
+        pixels = max(max(self.fit_padding) - 2, 0)
+        margin = SCROLL_MARGIN * CELL + pixels / max(self.zoom, MIN_SCALE)
+        rect = self.map_rect().adjusted(-margin, -margin, margin, margin)
+        if rect != self.sceneRect():
+            self.setSceneRect(rect)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if self.auto_fit:
+        # The GM's window refits only when the window itself changed size: a dock
+        # appearing or changing width leaves the scale alone (scroll bars reach
+        # what it covers). The player view refits on any change.
+        if self.auto_fit and (self.refit_on_any_resize
+                              or self.window().size() != self._fitted_window):
             self._fit()
+        else:
+            self._scroll_area()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120

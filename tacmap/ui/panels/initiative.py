@@ -13,15 +13,22 @@ from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
     QAbstractItemView,
     QColor,
+    QDockWidget,
     QFont,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMainWindow,
     QPixmap,
     QPushButton,
+    QScrollArea,
+    QSize,
+    QSizePolicy,
     Qt,
+    QTimer,
     QVBoxLayout,
     QWidget,
 )
@@ -45,6 +52,16 @@ class OrderList(QListWidget):
         self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
 
+    def sizeHint(self) -> QSize:
+        # Ask the window for room for every row (up to a screenful): the dock
+        # then grows with the order instead of keeping five rows and a scroll bar.
+        hint = super().sizeHint()
+        rows = min(self.count(), WANTED_ROWS)
+        if rows:
+            tall = sum(self.sizeHintForRow(i) for i in range(rows)) + 2 * self.frameWidth()
+            hint.setHeight(max(hint.height(), tall))
+        return hint
+
     def ids(self) -> tuple[str, ...]:
         """Row ids top to bottom."""
         return tuple(str(self.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.count()))
@@ -57,8 +74,16 @@ class OrderList(QListWidget):
             self.on_reorder(after)
 
 
-#: Pixels the turn order keeps in the main window (about four two-line rows).
-ORDER_MIN_HEIGHT = 150
+#: Pixels the turn order keeps in the main window (about three two-line rows: it
+#: scrolls to the acting row, and grows with its dock).
+ORDER_MIN_HEIGHT = 110
+#: The main window's turn order is this wide at least, in pixels: the actions'
+#: labels fit, and it keeps its width from turn to turn.
+ACTIONS_WIDTH = 280
+#: Pixels the action buttons keep at least (one button; the rest scroll).
+ACTIONS_MIN_HEIGHT = 36
+#: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
+WANTED_ROWS = 12
 
 
 class InitiativePanel(QWidget):
@@ -83,8 +108,9 @@ class InitiativePanel(QWidget):
         font.setPointSizeF(PLAYER_TITLE_PT if player else font.pointSizeF() * 1.15)
         self.title.setFont(font)
         self.rows = OrderList(lambda order: self.run(Reorder(order)))
+        # Wrapped, not widening the dock: the heading changes every turn.
+        self.title.setWordWrap(True)
         if player:
-            self.title.setWordWrap(True)
             self.rows.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
             big = QFont(self.rows.font())
             big.setPointSizeF(PLAYER_ROW_PT)
@@ -98,7 +124,20 @@ class InitiativePanel(QWidget):
         self.end_button.setToolTip(f"End this turn ({END_TURN_KEY} or Ctrl+E)")
         self.end_button.clicked.connect(lambda: self.run(EndTurn()))
         self.actions_box = QGroupBox("Actions")
-        self.actions_layout = QVBoxLayout(self.actions_box)
+        # The buttons scroll inside the box: a token with many actions never makes
+        # the window taller than a 1280×800 screen, nor squeezes the turn order.
+        actions = QWidget()
+        self.actions_layout = QVBoxLayout(actions)
+        self.actions_layout.setContentsMargins(0, 0, 0, 0)
+        self.actions_layout.setAlignment(Qt.AlignmentFlag.AlignTop)
+        scroller = QScrollArea()
+        scroller.setWidget(actions)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroller.setMinimumHeight(ACTIONS_MIN_HEIGHT)
+        QVBoxLayout(self.actions_box).addWidget(scroller)
+        self.actions_scroller = scroller
         if not player:
             # Above the list, whose length and the actions under it change every
             # turn: the buttons never move.
@@ -112,7 +151,11 @@ class InitiativePanel(QWidget):
         layout.addWidget(self.rows, 1)
         if not player:
             layout.addWidget(self.actions_box)
+            # Wide enough for "Attack Gruk the orc chief (bow) …" and the dock's title.
+            self.setMinimumWidth(ACTIONS_WIDTH)
         self.active: str | None = None
+        #: How many rows there were when the panel last asked its dock for room.
+        self._rows_asked_for = 0
 
     def show_order(self, state: Encounter, order: TurnOrder | None,
                    actions: list[ActionOption], hidden: Collection[str] = (),
@@ -143,6 +186,12 @@ class InitiativePanel(QWidget):
             elif row.state == "out":
                 item.setForeground(QColor("#8d8d8d"))
             self.rows.addItem(item)
+        if not self.player and self.rows.count() != self._rows_asked_for:
+            self._rows_asked_for = self.rows.count()
+            # Once the window has laid out what this change shows (a timeline dock
+            # appearing takes its height from this column too).
+            QTimer.singleShot(0, self.ask_for_room)
+        self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
         self.end_button.setEnabled(order is not None)
         if self.player:
@@ -152,6 +201,37 @@ class InitiativePanel(QWidget):
         name = state.tokens[actor].name if actor in state.tokens else ""
         self.actions_box.setTitle(f"Actions — {name}" if name else "Actions")
         self._show_actions(actions)
+
+    def ask_for_room(self) -> None:
+        """Make the dock tall enough for every row (up to half the window).
+
+        Asked when the number of rows changes (combat starts, someone joins), not
+        every turn: a dock the GM sized by hand keeps its size in between.
+        """
+        dock = self.parentWidget()
+        main = dock.parentWidget() if dock is not None else None
+        if not isinstance(dock, QDockWidget) or not isinstance(main, QMainWindow) \
+                or dock.isFloating() or not dock.isVisible():
+            return
+        # A few times: the window shares out what it takes from the docks below
+        # only roughly, and each answer can fall a little short.
+        layout = main.layout()
+        for _ in range(4):
+            if layout is not None:
+                layout.activate()
+            short = self.rows.sizeHint().height() - self.rows.height()
+            wanted = min(dock.height() + short + 8, main.height() // 2)
+            if short <= 0 or wanted <= dock.height():
+                return
+            main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
+
+    def keep_acting_in_view(self) -> None:
+        """Scroll the list so the acting row shows (the sixth turn is not below the fold)."""
+        for i in range(self.rows.count()):
+            item = self.rows.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == self.active:
+                self.rows.scrollToItem(item, QAbstractItemView.ScrollHint.EnsureVisible)
+                return
 
     def _fit_rows(self) -> None:
         """Wide enough for every row in full: the table reads "▶ acting", not "▶ acti…"."""
@@ -174,6 +254,9 @@ class InitiativePanel(QWidget):
             text = option.label + {"token": " …", "cell": " (drag on the map)",
                                    "area": " (place on the map)"}.get(option.target, "")
             button = QPushButton(text)
+            # The dock keeps its width whatever the acting token's actions are called:
+            # a long label must not widen it (and shrink the map) every turn.
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.setEnabled(option.enabled)
             button.setToolTip(tip(option.reason) if not option.enabled else
                               "then click its target on the map" if option.target == "token"
