@@ -284,4 +284,4 @@ class WindowMenus(QMainWindow):
 
     def show_player_view(self) -> None:
         """View ▸ Player View: a second window for the table."""
-        self.players.show(self.session, self.scene.images_cache)
+        self.players.show(self.session, self.scene.images_cache, beside=self)
