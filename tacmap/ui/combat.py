@@ -181,7 +181,7 @@ class Combat:
         or the option's own ``at``, a declared attack's target) the odds card
         opens on it at once instead.
         """
-        self.host.build.end_tool()  # the next click is the action's, never a map tool's
+        self.host.end_tool()  # the next click is the action's, never a map tool's
         state = self.host.session.referee.state
         if actor not in state.tokens:
             return

@@ -8,7 +8,7 @@ view when another encounter is opened, and tests replace the questions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from tacmap.engine.commands import Command
 from tacmap.engine.ruleset import Registry
@@ -27,9 +27,6 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.qt import QStatusBar, QWidget
 from tacmap.ui.session import Session
-
-if TYPE_CHECKING:  # build.py takes a Host: imported for the type only
-    from tacmap.ui.build import Builder
 
 
 class Host(Protocol):
@@ -51,9 +48,8 @@ class Host(Protocol):
     def view(self) -> MapView:
         """The GM's map view."""
 
-    @property
-    def build(self) -> Builder:
-        """Building the encounter: its map tools are put down when an action is armed."""
+    def end_tool(self) -> None:
+        """Put the map tool down (when an action is armed, the next click is the action's)."""
 
     @property
     def actor(self) -> str | None:

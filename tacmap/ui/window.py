@@ -291,6 +291,10 @@ class MainWindow(WindowMenus):
         # Where a whole side acts, picking one of its members shows that member's actions.
         self.show_turn(ruleset.turn_order(state))
 
+    def end_tool(self) -> None:
+        """Put the map tool down."""
+        self.build.end_tool()
+
     def error(self, text: str) -> None:
         """A problem: in the status bar and told to the GM."""
         self.statusBar().showMessage(text, 15000)

@@ -13,6 +13,8 @@ from tacmap.engine import commands as commands_module
 from tacmap.engine.commands import (
     Act,
     AddToken,
+    AddTokens,
+    AdjustHp,
     Attack,
     Command,
     EditFog,
@@ -20,11 +22,14 @@ from tacmap.engine.commands import (
     EndTurn,
     FreeMove,
     Move,
+    MoveGroup,
     PlaceTemplate,
     RemoveTemplate,
     RemoveToken,
+    RemoveTokens,
     RenameEncounter,
     Reorder,
+    RollDice,
     SetCondition,
     SetDiagonal,
     SetDoor,
@@ -101,6 +106,14 @@ SENTENCES: list[tuple[Command, str]] = [
     (SetDoor(0, False), "Door 1 closes"),
     (SetFog(True), "GM turns fog of war on"),
     (EditFog(((2, 3), (6, 3), (6, 5)), reveal=False), "GM hides an area from (2, 3) to (6, 5)"),
+    (RollDice("2d6+3"), "GM rolls 2d6+3"),
+    (RollDice("d20", public=False), "GM rolls d20 (GM only)"),
+    (AdjustHp("grell", -6), "GM deals 6 damage to Grell"),
+    (AdjustHp("grell", 4), "GM heals Grell by 4"),
+    (MoveGroup((("grell", (3, 3)), ("aldric", (4, 3)))), "GM moves Grell and Ser Aldric together"),
+    (AddTokens((Token("g2", "Goblin 2", "foes", 1, 1), Token("g3", "Goblin 3", "foes", 2, 1))),
+     "GM adds Goblin 2 and Goblin 3"),
+    (RemoveTokens(("grell",)), "GM removes Grell"),
 ]
 
 
