@@ -11,11 +11,11 @@ from tacmap.engine import storage
 from tacmap.engine.commands import FreeMove, StartCombat
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.ui.demos import demo_path
 from tacmap.ui.map.group_drag import selected_ids
 from tacmap.ui.qt import QApplication, QEvent, QMouseEvent, QPointF, Qt
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
-from tacmap.ui.demos import demo_path
 from tests.ui.conftest import drag, point, shown
 from tests.ui.test_at_the_table import open_copy
 

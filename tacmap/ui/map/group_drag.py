@@ -9,6 +9,8 @@ when they may not).
 
 from __future__ import annotations
 
+import math
+
 from tacmap.engine.commands import MoveGroup
 from tacmap.engine.errors import RuleError
 from tacmap.engine.gm import group_problem, taken_cells
@@ -20,8 +22,8 @@ from tacmap.ui.qt import (
     QColor,
     QGraphicsItem,
     QPainter,
-    QPainterPath,
     QPen,
+    QPixmap,
     QRectF,
     QStyleOptionGraphicsItem,
     Qt,
@@ -51,20 +53,26 @@ class GroupGhost(QGraphicsItem):
 
     def __init__(self) -> None:
         super().__init__()
-        self.path = QPainterPath()
+        #: Each token's footprint (scene units, from where the group stands) and size.
+        self.discs: list[tuple[QRectF, int]] = []
         self.box = QRectF()
         self.legal = True
+        #: One drawn disc per (size, legal, zoom): a step blits them, it draws no paths.
+        self._sprites: dict[tuple[int, bool, int], QPixmap] = {}
         self.setZValue(20)
         self.setVisible(False)
+        # Only the discs in the exposed area are drawn: a big group costs what is in view.
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
     def set_group(self, cells: list[tuple[Cell, int]]) -> None:
         """The group as it stands: each token's corner cell and size (drawn from there)."""
         self.prepareGeometryChange()
-        path = QPainterPath()
-        for (x, y), size in cells:
-            path.addEllipse(QRectF(x * CELL + 3, y * CELL + 3, size * CELL - 6, size * CELL - 6))
-        self.path = path
-        self.box = path.boundingRect().adjusted(-4, -4, 4, 4)
+        self.discs = [(QRectF(x * CELL, y * CELL, size * CELL, size * CELL), size)
+                      for (x, y), size in cells]
+        box = QRectF()
+        for rect, _ in self.discs:
+            box = box.united(rect)
+        self.box = box
         self.setPos(0, 0)
 
     def show_at(self, offset: Cell | None, legal: bool = True) -> None:
@@ -75,26 +83,45 @@ class GroupGhost(QGraphicsItem):
         if legal != self.legal:
             self.legal = legal
             self.update()
-        # Moving one item: the footprints are drawn once, whatever the group's size.
+        # Moving one item: the discs are not laid out again, whatever the group's size.
         self.setPos(offset[0] * CELL, offset[1] * CELL)
         self.setVisible(True)
 
     def boundingRect(self) -> QRectF:
         return self.box
 
+    def sprite(self, size: int, scale: float) -> QPixmap:
+        """One footprint drawn at ``scale`` screen pixels per scene unit."""
+        key = (size, self.legal, round(scale * 1000))
+        pix = self._sprites.get(key)
+        if pix is None:
+            edge = max(1, math.ceil(size * CELL * scale))
+            pix = QPixmap(edge, edge)
+            pix.fill(Qt.GlobalColor.transparent)
+            colour = FREE if self.legal else REFUSED
+            fill = QColor(colour)
+            fill.setAlpha(70)
+            painter = QPainter(pix)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setBrush(fill)
+            pen = QPen(colour, 3)
+            if self.legal:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            inset = 3 * scale + 1.5
+            painter.drawEllipse(QRectF(inset, inset, edge - 2 * inset, edge - 2 * inset))
+            painter.end()
+            self._sprites[key] = pix
+        return pix
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        colour = FREE if self.legal else REFUSED
-        fill = QColor(colour)
-        fill.setAlpha(70)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setBrush(fill)
-        pen = QPen(colour, 3)
-        pen.setCosmetic(True)
-        if self.legal:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
-        painter.drawPath(self.path)
+        scale = painter.worldTransform().m11()
+        exposed = option.exposedRect  # type: ignore[attr-defined]
+        for rect, size in self.discs:
+            if rect.intersects(exposed):
+                pix = self.sprite(size, scale)
+                painter.drawPixmap(rect, pix, QRectF(pix.rect()))
 
 
 class GroupDrag:

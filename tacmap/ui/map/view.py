@@ -263,8 +263,9 @@ class MapView(QGraphicsView):
                     self.door_menu.emit(door, event.globalPosition().toPoint())
                     event.accept()
                     return
-            if token is not None and self.group is not None \
-                    and button == Qt.MouseButton.LeftButton and self.group.begin(token.id, (fx, fy)):
+            left = button == Qt.MouseButton.LeftButton
+            if token is not None and self.group is not None and left \
+                    and self.group.begin(token.id, (fx, fy)):
                 event.accept()
                 return
             if token is not None and self.controller is not None:
