@@ -103,13 +103,18 @@ class GroupGhost(QGraphicsItem):
             fill.setAlpha(70)
             painter = QPainter(pix)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            disc = QRectF(3 * scale + 2.5, 3 * scale + 2.5, edge - 6 * scale - 5,
+                          edge - 6 * scale - 5)
+            # A white halo under the ring: a red ring still shows over a red token.
+            painter.setPen(QPen(QColor(255, 255, 255, 220), 5))
             painter.setBrush(fill)
+            painter.drawEllipse(disc)
             pen = QPen(colour, 3)
             if self.legal:
                 pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
-            inset = 3 * scale + 1.5
-            painter.drawEllipse(QRectF(inset, inset, edge - 2 * inset, edge - 2 * inset))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(disc)
             painter.end()
             self._sprites[key] = pix
         return pix
