@@ -122,7 +122,7 @@ class GroupGhost(QGraphicsItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         scale = painter.worldTransform().m11()
-        exposed = option.exposedRect  # type: ignore[attr-defined]
+        exposed = option.exposedRect
         for rect, size in self.discs:
             if rect.intersects(exposed):
                 pix = self.sprite(size, scale)
