@@ -216,6 +216,9 @@ class MapView(QGraphicsView):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         button = event.button()
         dragging = self.controller is not None and self.controller.drag is not None
+        if self.group is not None and self.group.active:
+            event.accept()  # a group's free move has no waypoints; the release ends it
+            return
         if button == Qt.MouseButton.MiddleButton or (button == Qt.MouseButton.LeftButton
                                                      and self._space):
             self._pan_from = event.position().toPoint()
