@@ -166,6 +166,26 @@ def test_delete_on_one_token_is_remove_combatant_as_before(gm: MainWindow,
     assert type(ref.log[0].command).__name__ == "RemoveToken"
 
 
+def test_delete_removes_the_token_in_the_band_not_the_one_picked_before(
+        gm: MainWindow, qtbot: object) -> None:
+    drag(gm.view, [(1, 1)])
+    assert gm.actor == "ana"
+    band(gm, (9, 2), (12, 5))  # Zog alone
+    key(gm, qtbot, Qt.Key.Key_Delete)
+    tokens = gm.session.referee.state.tokens
+    assert "zog" not in tokens and "ana" in tokens
+
+
+def test_esc_drops_a_group_drag_and_nothing_moves(gm: MainWindow, qtbot: object) -> None:
+    band(gm, (3, 1), (7, 5))
+    before = cells(gm, *GOBLINS)
+    drag(gm.view, [(4, 2), (4, 6)], release=False)
+    key(gm, qtbot, Qt.Key.Key_Escape)
+    drag(gm.view, [(4, 6)])
+    assert cells(gm, *GOBLINS) == before and gm.session.referee.log == []
+    assert gm.view.group is not None and not gm.view.group.ghost.isVisible()
+
+
 def test_ctrl_c_ctrl_v_pastes_numbered_copies_at_the_mouse(gm: MainWindow,
                                                            qtbot: object) -> None:
     drag(gm.view, [(1, 1)])
