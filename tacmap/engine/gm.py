@@ -8,6 +8,7 @@ drops at 0 HP) the ruleset's ``hp_set`` settles it, as it does for Set HP.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 
 from tacmap.engine import grid
 from tacmap.engine.commands import AddTokens, AdjustHp, Command, MoveGroup, RemoveTokens, RollDice
@@ -75,19 +76,33 @@ def _move_group(ctx: Resolution, cmd: MoveGroup, ruleset: Ruleset) -> None:
             ctx.emit(TokenMoved(token.id, (token.cell, moving[token.id]), 0.0))
 
 
+def taken_cells(state: Encounter, moving: Iterable[str]) -> dict[Cell, str]:
+    """Every cell a token outside ``moving`` stands on, with its name.
+
+    Worked out once, it lets ``group_problem`` weigh many places for the same
+    group (each step of a drag) without going over every token each time.
+    """
+    skip = set(moving)
+    taken: dict[Cell, str] = {}
+    for token in state.tokens.values():
+        if token.id not in skip:
+            for cell in grid.footprint(token.cell, token.size):
+                taken[cell] = token.name
+    return taken
+
+
 def group_problem(state: Encounter, moves: dict[str, Cell], blocked_cells: set[Cell],
-                  blocked_steps: set[tuple[Cell, Cell]]) -> str:
+                  blocked_steps: set[tuple[Cell, Cell]],
+                  taken: Mapping[Cell, str] | None = None) -> str:
     """Why the tokens cannot all stand where ``moves`` puts them; "" when they can.
 
     Each lands on the map, off every obstacle, across no wall, and on no cell of
     another token (a token of the group counts where it lands, the rest where
-    they stand).
+    they stand). ``taken`` is ``taken_cells(state, moves)`` when the caller has it.
     """
-    taken: dict[Cell, str] = {}
-    for token in state.tokens.values():
-        if token.id not in moves:
-            for cell in grid.footprint(token.cell, token.size):
-                taken[cell] = token.name
+    if taken is None:
+        taken = taken_cells(state, moves)
+    landed: dict[Cell, str] = {}
     for tid, to in moves.items():
         token = state.tokens[tid]
         x, y = to
@@ -97,16 +112,19 @@ def group_problem(state: Encounter, moves: dict[str, Cell], blocked_cells: set[C
         for cell in cells:
             if cell in blocked_cells:
                 return f"{token.name} would land on an obstacle at {_cell(cell)}"
-            if cell in taken:
-                return f"{token.name} would land on {taken[cell]} at {_cell(cell)}"
+            other = taken.get(cell)
+            if other is None:
+                other = landed.get(cell)
+            if other is not None:
+                return f"{token.name} would land on {other} at {_cell(cell)}"
         inside = set(cells)
         for cell in cells:  # a large token straddling a wall
             for step in ((1, 0), (0, 1)):
-                other = (cell[0] + step[0], cell[1] + step[1])
-                if other in inside and (cell, other) in blocked_steps:
+                beyond = (cell[0] + step[0], cell[1] + step[1])
+                if beyond in inside and (cell, beyond) in blocked_steps:
                     return f"{token.name} would stand across a wall at {_cell(cell)}"
         for cell in cells:
-            taken[cell] = token.name
+            landed[cell] = token.name
     return ""
 
 

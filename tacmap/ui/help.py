@@ -49,6 +49,9 @@ MAP_GESTURES: tuple[tuple[str, str], ...] = (
     ("Cancel the drag", "Esc"),
     ("GM free move: no cost, no rules, logged as an override", "Hold Shift when you release"),
     ("Act on a token (attack …)", "Right-click it"),
+    ("Select the tokens in a box", "Drag on the empty map (Shift: add to the selection)"),
+    ("Add a token to the selection, or take it out", "Shift+click it"),
+    ("Move the selected tokens together (GM free move)", "Drag one of them"),
     ("Finish a wall, obstacle or polygon (tool stays on)", "Enter, or double-click"),
     ("Put a map tool down (Tools bar, Build menu)", "Esc (drops what is half drawn), "
      "or right-click (keeps it)"),

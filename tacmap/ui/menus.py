@@ -16,6 +16,7 @@ from tacmap.engine.state import DIAGONAL_RULES, Encounter
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
+from tacmap.ui.groups import GroupActions
 from tacmap.ui.help import add_help_menu
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
@@ -76,6 +77,7 @@ class WindowMenus(QMainWindow):
     build: Builder
     combat: Combat
     rosters: RosterActions
+    groups: GroupActions
     players: PlayerScreen
     session: Session
     scene: MapScene
@@ -120,6 +122,9 @@ class WindowMenus(QMainWindow):
         edit = bar.addMenu("&Edit")
         self.undo_action = self._action(edit, "&Undo", combat.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action(edit, "&Redo", combat.redo, QKeySequence.StandardKey.Redo)
+        edit.addSeparator()
+        self._action(edit, "&Copy Tokens", self.groups.copy, QKeySequence.StandardKey.Copy)
+        self._action(edit, "&Paste Tokens", self.groups.paste, QKeySequence.StandardKey.Paste)
         game = bar.addMenu("&Combat")
         self._action(game, "&Start Combat", lambda: self._run(StartCombat()))
         self.end_turn_action = self._action(game, "&End Turn", lambda: self._run(EndTurn()),
@@ -156,7 +161,7 @@ class WindowMenus(QMainWindow):
         self._action(menu, "&Add Combatant…", build.add_combatant, "Ctrl+Shift+A")
         self._action(menu, "&Edit Combatant…", build.edit_combatant, "Ctrl+Shift+E")
         self._action(menu, "&Duplicate Combatant", build.duplicate_combatant, "Ctrl+D")
-        self._action(menu, "&Remove Combatant", build.remove_combatant, "Delete")
+        self._action(menu, "&Remove Combatant", self.groups.remove, "Delete")
         self._action(menu, "Save Combatant to Roster…", self.rosters.save_to_roster)
         menu.addSeparator()
         self.tool_actions: dict[str, QAction] = {}

@@ -35,6 +35,7 @@ from tacmap.ui.ask import (
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
+from tacmap.ui.groups import GroupActions
 from tacmap.ui.map.hint import EMPTY_MAP, FIRST_RUN, MapHint
 from tacmap.ui.map.look import acting
 from tacmap.ui.map.scene import MapScene
@@ -99,6 +100,7 @@ class MainWindow(WindowMenus):
         self.build = Builder(self)
         self.rosters = RosterActions(self)
         self.combat = Combat(self)
+        self.groups = GroupActions(self, self.build.remove_combatant)
         self.players = PlayerScreen()
         # The panels, docked around the map.
         self.order_panel = InitiativePanel(self.run, aim=self.combat.arm,

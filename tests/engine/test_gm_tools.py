@@ -9,7 +9,7 @@ from tacmap.engine.commands import AddTokens, AdjustHp, MoveGroup, RemoveTokens,
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import GmRolled
-from tacmap.engine.gm import next_ids, next_names
+from tacmap.engine.gm import group_problem, next_ids, next_names, taken_cells
 from tacmap.engine.narrate import sentence
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
@@ -101,6 +101,20 @@ def test_a_group_cannot_land_on_an_obstacle(registry: Registry) -> None:
     ref.state.map.walls = (Wall(((0, 6), (3, 6), (3, 9), (0, 9)), closed=True),)
     with pytest.raises(RuleError, match=r"Ana would land on an obstacle at \(1,7\)"):
         ref.execute(MoveGroup((("ana", (1, 7)),)))
+
+
+def test_the_cells_taken_worked_out_once_give_the_same_answer_for_every_step(
+        registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    state, walls = ref.state, ref.ruleset.space.walls(ref.state)
+    taken = taken_cells(state, ("ana", "bo"))
+    assert taken[(8, 4)] == "Zog" and (1, 1) not in taken
+    for dx in range(-1, 9):
+        moves = {"ana": (1 + dx, 1), "bo": (1 + dx, 3)}
+        once = group_problem(state, moves, walls.blocked_cells, walls.blocked_steps, taken)
+        assert once == group_problem(state, moves, walls.blocked_cells, walls.blocked_steps)
+    assert group_problem(state, {"ana": (8, 1), "bo": (8, 3)}, walls.blocked_cells,
+                         walls.blocked_steps, taken) == "Bo would land on Zog at (8,3)"
 
 
 def test_pasted_tokens_get_new_ids_and_names_and_go_in_as_one_command(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tacmap.engine.referee import Referee
 from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController
+from tacmap.ui.map.group_drag import GroupDrag, toggle
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import Tool, nearest_wall
@@ -66,6 +67,10 @@ class MapView(QGraphicsView):
         super().__init__(scene, parent)
         self.map_scene = scene
         self.controller = DragController(scene, referee) if referee is not None else None
+        #: Drags the selected tokens together (several selected: Shift+click, rubber band).
+        self.group = GroupDrag(scene, referee) if referee is not None else None
+        #: Where the mouse last was over the map (scene point): Ctrl+V pastes there.
+        self.pointer: QPointF | None = None
         self.setRenderHints(QPainter.RenderHint.Antialiasing
                             | QPainter.RenderHint.TextAntialiasing
                             | QPainter.RenderHint.SmoothPixmapTransform)
@@ -273,6 +278,9 @@ class MapView(QGraphicsView):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         button = event.button()
         dragging = self.controller is not None and self.controller.drag is not None
+        if self.group is not None and self.group.active:
+            event.accept()  # a group's free move has no waypoints; the release ends it
+            return
         if button == Qt.MouseButton.MiddleButton or (button == Qt.MouseButton.LeftButton
                                                      and self._space):
             self._pan_from = event.position().toPoint()
@@ -320,6 +328,11 @@ class MapView(QGraphicsView):
                     self.door_menu.emit(door, event.globalPosition().toPoint())
                     event.accept()
                     return
+            left = button == Qt.MouseButton.LeftButton
+            if token is not None and self.group is not None and left \
+                    and self.group.begin(token.id, (fx, fy)):
+                event.accept()
+                return
             if token is not None and self.controller is not None:
                 # Selection waits for the release: a click may aim at a target.
                 self.controller.begin(token.id, (fx - token.x, fy - token.y))
@@ -329,6 +342,11 @@ class MapView(QGraphicsView):
                 self.token_clicked.emit(token.id)
                 event.accept()
                 return
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            # Shift+drag on the empty map adds to the selection (Qt's rubber band does with Ctrl).
+            event = QMouseEvent(event.type(), event.position(), event.globalPosition(),
+                                event.button(), event.buttons(),
+                                event.modifiers() | Qt.KeyboardModifier.ControlModifier)
         super().mousePressEvent(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
@@ -339,6 +357,7 @@ class MapView(QGraphicsView):
         super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        self.pointer = self.mapToScene(event.position().toPoint())
         if self.tool is not None and self._pan_from is None:
             self.tool.move(self.mapToScene(event.position().toPoint()))
             event.accept()
@@ -347,6 +366,12 @@ class MapView(QGraphicsView):
             now = event.position().toPoint()
             self._pan(now - self._pan_from)
             self._pan_from = now
+            event.accept()
+            return
+        if self.group is not None and self.group.active:
+            text = self.group.move_to(self._cell_at(event))
+            if text is not None:
+                self.message.emit(text)
             event.accept()
             return
         if self.controller is not None and self.controller.drag is not None:
@@ -372,6 +397,17 @@ class MapView(QGraphicsView):
             self._rest_cursor()
             event.accept()
             return
+        if event.button() == Qt.MouseButton.LeftButton and self.group is not None \
+                and self.group.token is not None:
+            token_id = self.group.token
+            self.group.move_to(self._cell_at(event))
+            if self.group.moved:
+                self.message.emit(self.group.finish())
+            else:
+                self.group.cancel()
+                self._clicked(token_id, event)
+            event.accept()
+            return
         if event.button() == Qt.MouseButton.LeftButton and self.controller is not None \
                 and self.controller.drag is not None:
             self.controller.move_to(self._cell_at(event))
@@ -380,7 +416,7 @@ class MapView(QGraphicsView):
             override = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
             text = self.controller.finish(override)
             if drag.cell in (None, drag.start) and not drag.waypoints:
-                self.token_clicked.emit(drag.token)
+                self._clicked(drag.token, event)
             else:
                 self.moved.emit(drag.token)
             if text:
@@ -388,6 +424,13 @@ class MapView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def _clicked(self, token_id: str, event: QMouseEvent) -> None:
+        """A click on a token: Shift adds it to the selection or takes it out; else as ever."""
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            toggle(self.map_scene, token_id)
+        else:
+            self.token_clicked.emit(token_id)
 
     def door_at(self, x: float, y: float) -> int | None:
         """Index of the door within half a metre of (x, y) m, if any."""
@@ -411,6 +454,9 @@ class MapView(QGraphicsView):
             tool.cancel()
             if self.tool is tool:  # a building tool: Esc puts it down too
                 self.tool_left.emit()
+        elif key == Qt.Key.Key_Escape and self.group is not None and self.group.active:
+            self.group.cancel()
+            self.message.emit("Move cancelled")
         elif key == Qt.Key.Key_Escape and dragging:
             assert self.controller is not None
             self.controller.cancel()
