@@ -58,9 +58,16 @@ def contest(rules: Rules, state: Encounter, plan: Plan, stat: str) -> int:
 
 def _self_hit(rules: Rules, ctx: Resolution, token: Token, face: int, what: str) -> None:
     """"Failure means you get hit, damage equals 10 minus your result.\""""
-    amount = max(rules.data.attack.min_damage, rules.data.attack.self_hit_base - face)
-    ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {token.name} is hit for {amount}",
-                  token.id))
+    base = rules.data.attack.self_hit_base
+    # The text's own arithmetic, with no floor: a result of 10 or more leaves nothing to hit
+    # for (the attack minimum of 1 is for "a successful attack", which this is not).
+    amount = max(0, base - face)
+    if amount == 0:
+        ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {base} minus {face} is no "
+                      f"damage, {token.name} comes to no harm", token.id))
+        return
+    ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {token.name} is hit for {base} "
+                  f"minus {face}, {amount}", token.id))
     rules.hurt(ctx, token, amount, rules.data.locations.default, f"failed {what}")
 
 
