@@ -353,7 +353,7 @@ class SixPhase(Ruleset):
         """Why ``plan``'s roll has disadvantage now (empty: none)."""
         if plan.key in attacks.KIND:
             return attacks.spec(self, state, plan).disadvantage
-        if plan.key in ("move", "morale", "dodge"):
+        if plan.key in ("move", "dodge"):
             return ()
         token = state.token(plan.who)
         target = state.tokens.get(plan.target)
@@ -519,9 +519,16 @@ class SixPhase(Ruleset):
     def dex_check(self, ctx: Resolution, token: Token, enemy: Token | None, why: str) -> int:
         """A Dexterity check (plus ``enemy``'s Defense); returns the margin (< 0: failed)."""
         need = int(self.stat(token, "dex")) + (self.melee_defense(enemy) if enemy else 0)
-        roll = ctx.roll(token.id, 1, self.data.round.die, f"Dexterity check, {why} "
-                                                          f"(needs {need})")
-        return roll.total - need
+        dis = self.disadvantages(ctx.state, token, None, "check")
+        if not dis:
+            roll = ctx.roll(token.id, 1, self.data.round.die, f"Dexterity check, {why} "
+                                                              f"(needs {need})")
+            return roll.total - need
+        # A Wound's "disadvantage on checks": the lower of two d20s, as for an attack.
+        roll = ctx.roll(token.id, 2, self.data.round.die,
+                        f"Dexterity check, {why} (needs {need}; disadvantage: "
+                        f"{', '.join(dis)}, the lower counts)")
+        return min(roll.faces) - need
 
     def opportunity(self, ctx: Resolution, token: Token, what: str) -> None:
         """Every enemy in melee range gets an opportunity attack, avoided by Dexterity."""
