@@ -34,7 +34,7 @@ from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import FixedPhases
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Token, party_side
 from tacmap.engine.views import (
     ActionOption,
     Declared,
@@ -585,20 +585,13 @@ class SixPhase(Ruleset):
     def _move(self, ctx: Resolution, token: Token, plan: Plan) -> None:
         state = ctx.state
         dest = plan.path[-1]
-        rnd = self.round_of(state)
-        rival = next((p for p in rnd.plans if p.key == "move" and p.who != token.id
-                      and p.path[-1] == dest and not rnd.phases.entry(p.who).resolved), None)
-        if rival is not None:
-            other = state.token(rival.who)
-            mine = self.dex_check(ctx, token, None, f"to reach ({dest[0]},{dest[1]}) first")
-            theirs = self.dex_check(ctx, other, None, f"to reach ({dest[0]},{dest[1]}) first")
-            if theirs >= 0 > mine:
-                ctx.emit(Said(f"{other.name} reaches ({dest[0]},{dest[1]}) before "
-                              f"{token.name}", token.id))
-                ctx.emit(ValueChanged(token.id, "moved", token.values.get("moved"), None,
-                                      "beaten to the space"))
-                return
-            ctx.emit(Said(f"{token.name} reaches ({dest[0]},{dest[1]}) first", token.id))
+        if token.values.get("moved") != state.round:
+            # An earlier contest for this space was lost: the move is not made.
+            ctx.emit(Said(f"{token.name}'s move is lost: it was not first to "
+                          f"({dest[0]},{dest[1]})", token.id))
+            return
+        if not self._first_to(ctx, token, dest):
+            return
         before = min((self.gap(state, token, e) for e in self.enemies(state, token)),
                      default=0.0)
         mp = self.plan(state, token, plan.path)
@@ -622,6 +615,53 @@ class SixPhase(Ruleset):
         if after < before:
             ctx.emit(ValueChanged(token.id, "advanced", token.values.get("advanced"),
                                   state.round, "moved towards the enemy"))
+
+    def _first_to(self, ctx: Resolution, token: Token, dest: Cell) -> bool:
+        """"If there is conflict of who will reach a space first, the player needs to succeed
+        on a Dexterity check to be first": whether ``token`` reaches ``dest`` first.
+
+        Every mover of the players' side bound there rolls; one who succeeds is first, one
+        who fails is not. Otherwise a mover of another side is first (it needs no check),
+        earliest in the d20 order; when every mover is a player and all fail, nobody is.
+        Each loser's move is marked lost (``moved`` cleared) so it is not made later.
+        """
+        state = ctx.state
+        rnd = self.round_of(state)
+        bound = {p.who for p in rnd.plans if p.key == "move" and p.path[-1] == dest}
+        rivals = [state.token(e.who) for e in rnd.phases.entries
+                  if e.who in bound and e.who != token.id and not e.resolved
+                  and state.token(e.who).values.get("moved") == state.round]
+        if not rivals:
+            return True
+        at = f"({dest[0]},{dest[1]})"
+        movers = [token, *rivals]
+        party = party_side(state)
+        made: list[Token] = []
+        failed: list[Token] = []
+        for t in movers:
+            if t.side == party:
+                ok = self.dex_check(ctx, t, None, f"to reach {at} first") >= 0
+                (made if ok else failed).append(t)
+        others = [t for t in movers if t.side != party]
+        first = made[0] if made else others[0] if others else None
+        if first is None:
+            every = "both" if len(failed) == 2 else "all"
+            ctx.emit(Said(f"{_names(failed)} {every} fail the Dexterity check: nobody reaches "
+                          f"{at} first, and nobody moves there", token.id))
+        elif made:
+            ctx.emit(Said(f"{first.name} succeeds on the Dexterity check and reaches {at} "
+                          "first", first.id))
+        elif failed:
+            ctx.emit(Said(f"{_names(failed)} {'fails' if len(failed) == 1 else 'fail'} the "
+                          f"Dexterity check: {first.name} reaches {at} first", first.id))
+        else:
+            ctx.emit(Said(f"{first.name} reaches {at} first (no player among the movers: the "
+                          "d20 order decides)", first.id))
+        for t in movers:
+            if t is not first:
+                ctx.emit(ValueChanged(t.id, "moved", t.values.get("moved"), None,
+                                      f"not first to {at}"))
+        return first is token
 
     # ------------------------------------------------------------------ harm
 
@@ -736,6 +776,12 @@ class SixPhase(Ruleset):
     def bench(self) -> list[BenchFigure]:
         """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
         return bench.figures(self)
+
+
+def _names(tokens: list[Token]) -> str:
+    """``"Ana"``, ``"Ana and Bo"``, ``"Ana, Bo and Cal"``."""
+    names = [t.name for t in tokens]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def create(manifest: Manifest) -> Ruleset:
