@@ -13,6 +13,7 @@ Command flow at the table (README.md has the whole story):
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from msgspec.structs import replace
@@ -75,6 +76,10 @@ class SixPhase(Ruleset):
             block.need(key, "int")
 
     # ------------------------------------------------------------------ stats
+
+    def dist(self, cells: float) -> str:
+        """``cells`` in the ruleset's unit ([grid] unit and cell_size): ``"30 ft"``."""
+        return self.manifest.units.of(cells)
 
     def stat(self, token: Token, key: str) -> Any:
         """A stat from the token's block, or its default."""
@@ -148,8 +153,12 @@ class SixPhase(Ruleset):
         """Living tokens of other sides."""
         return [t for t in state.tokens.values() if t.side != token.side and t.alive]
 
-    def free(self, state: Encounter, token: Token, cell: Cell) -> bool:
-        """Whether ``token`` could stand on ``cell``: on the map, nobody there, no wall between."""
+    def free(self, state: Encounter, token: Token, cell: Cell, start: Cell | None = None) -> bool:
+        """Whether ``token`` could stand on ``cell``: on the map, nobody there, no wall between.
+
+        With ``start``, ``cell`` must be one straight step from there (a shove's push), not
+        reached by a way round a wall.
+        """
         if not (0 <= cell[0] <= state.map.width - token.size
                 and 0 <= cell[1] <= state.map.height - token.size):
             return False
@@ -157,7 +166,12 @@ class SixPhase(Ruleset):
         for t in state.tokens.values():
             if t.id != token.id and mine & set(grid.footprint(t.cell, t.size)):
                 return False
-        return not self.plan(state, token, (cell,)).blocked
+        if start is None:
+            return not self.plan(state, token, (cell,)).blocked
+        there = copy.copy(token)
+        there.x, there.y = start
+        mp = self.plan(state, there, (cell,))
+        return not mp.blocked and mp.cells == (start, cell)
 
     def dodging(self, state: Encounter, token: Token) -> bool:
         """A dodge lasts "until the start of your next turn": the dodger's next action."""
@@ -579,8 +593,8 @@ class SixPhase(Ruleset):
             who = state.token(mp.occupants[0]).name
             raise RuleError(f"{who} already stands at ({plan.path[-1][0]},{plan.path[-1][1]})")
         if mp.cost > self.move_cells(token) + 1e-9:
-            raise RuleError(f"{token.name} can move {self.move_cells(token):g} cells, "
-                            f"this path is {mp.cost:g}")
+            raise RuleError(f"{token.name} can move {self.dist(self.move_cells(token))}, "
+                            f"this path is {self.dist(mp.cost)}")
 
     def _move(self, ctx: Resolution, token: Token, plan: Plan) -> None:
         state = ctx.state
