@@ -768,6 +768,13 @@ class SixPhase(Ruleset):
         p = p * p if dis else p
         notes = [f"{word} {self.stat(token, stat)} + {target.name}'s melee Defense "
                  f"{self.melee_defense(target)}: needs {need} on the d20"]
+        if plan.key == "shove" and (attacks.split_detail(plan.detail, 1)[0] or "away") == "away":
+            feet = self.data.grid.cell_size
+            notes.append(f"away: the margin in feet, in whole {feet:g}-foot squares (a margin "
+                         f"under {feet:g} moves {target.name} nowhere)")
+        if plan.key in ("shove", "grapple"):
+            notes.append(f"failing: {token.name} is hit for "
+                         f"{self.data.attack.self_hit_base} minus the d20, if above 0")
         if dis:
             notes.append(f"disadvantage ({', '.join(dis)}): the lower of two d20s")
         return Preview(True, odds=Odds(p), notes=tuple(notes))

@@ -114,3 +114,11 @@ def test_distances_show_in_feet(registry: Registry, capsys: pytest.CaptureFixtur
     referee.execute(EndTurn("gob"))
     notes = referee.preview(Act("lia", "shoot", "gob", "aimed shot/torso")).notes
     assert "Gob's Defense 0 +0 at medium range (55 ft)" in notes[0]
+
+
+def test_the_shove_odds_card_says_feet_and_the_self_hit(registry: Registry) -> None:
+    referee = melee_phase(registry)
+    notes = referee.preview(Act("ana", "shove", "brak", "away")).notes
+    assert "away: the margin in feet, in whole 5-foot squares (a margin under 5 moves Brak " \
+           "nowhere)" in notes
+    assert "failing: Ana is hit for 10 minus the d20, if above 0" in notes
