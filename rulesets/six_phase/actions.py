@@ -7,6 +7,7 @@ that reads the action's d20.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -36,7 +37,8 @@ class Rules(Protocol):
              why: str) -> None: ...
     def condition(self, ctx: Resolution, token: Token, cond: str, on: bool) -> None: ...
     def opportunity(self, ctx: Resolution, token: Token, what: str) -> None: ...
-    def free(self, state: Encounter, token: Token, cell: Cell) -> bool: ...
+    def free(self, state: Encounter, token: Token, cell: Cell,
+             start: Cell | None = None) -> bool: ...
 
 
 def _target(rules: Rules, state: Encounter, plan: Plan) -> tuple[Token, Token]:
@@ -58,9 +60,16 @@ def contest(rules: Rules, state: Encounter, plan: Plan, stat: str) -> int:
 
 def _self_hit(rules: Rules, ctx: Resolution, token: Token, face: int, what: str) -> None:
     """"Failure means you get hit, damage equals 10 minus your result.\""""
-    amount = max(rules.data.attack.min_damage, rules.data.attack.self_hit_base - face)
-    ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {token.name} is hit for {amount}",
-                  token.id))
+    base = rules.data.attack.self_hit_base
+    # The text's own arithmetic, with no floor: a result of 10 or more leaves nothing to hit
+    # for (the attack minimum of 1 is for "a successful attack", which this is not).
+    amount = max(0, base - face)
+    if amount == 0:
+        ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {base} minus {face} is no "
+                      f"damage, {token.name} comes to no harm", token.id))
+        return
+    ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {token.name} is hit for {base} "
+                  f"minus {face}, {amount}", token.id))
     rules.hurt(ctx, token, amount, rules.data.locations.default, f"failed {what}")
 
 
@@ -125,20 +134,37 @@ def do_shove(rules: Rules, ctx: Resolution, plan: Plan, face: int) -> None:
                       token.id))
         rules.condition(ctx, target, "prone", True)
         return
-    cells = margin // rules.data.grid.feet_per_cell
+    feet = rules.data.grid.cell_size
+    # "a number of feet equal to the margin of success", in whole squares: rounded down.
+    squares = math.floor(margin / feet)
     dx = (target.x > token.x) - (target.x < token.x)
     dy = (target.y > token.y) - (target.y < token.y)
     path: list[Cell] = [target.cell]
-    for _ in range(cells):
+    for _ in range(squares):
         nxt = (path[-1][0] + dx, path[-1][1] + dy)
-        if (dx, dy) == (0, 0) or not rules.free(state, target, nxt):
+        if (dx, dy) == (0, 0) or not rules.free(state, target, nxt, path[-1]):
             break
         path.append(nxt)
     moved = len(path) - 1
-    ctx.emit(Said(f"{token.name} shoves {target.name} {margin} feet away ({face} against "
-                  f"{need}): {moved} of {cells} cells", token.id))
+    said = f"{token.name} shoves {target.name} {margin} feet away ({face} against {need})"
+    if squares == 0:
+        said += f": less than one {feet:g}-foot square, {target.name} stays where it is"
+    elif moved == squares:
+        said += f": {_squares(moved, feet)}"
+    elif moved:
+        said += (f": {_squares(squares, feet)}, stopped after {_squares(moved, feet)} "
+                 "by a wall, a token or the map edge")
+    else:
+        said += (f": {_squares(squares, feet)}, but a wall, a token or the map edge keeps "
+                 f"{target.name} where it is")
+    ctx.emit(Said(said, token.id))
     if moved:
         ctx.emit(TokenMoved(target.id, tuple(path), 0.0))
+
+
+def _squares(n: int, feet: float) -> str:
+    """``"1 square (5 ft)"``, ``"2 squares (10 ft)"``."""
+    return f"{n} square{'' if n == 1 else 's'} ({n * feet:g} ft)"
 
 
 def do_grapple(rules: Rules, ctx: Resolution, plan: Plan, face: int) -> None:

@@ -34,6 +34,7 @@ class Rules(Protocol):
     data: Data
 
     def stat(self, token: Token, key: str) -> Any: ...
+    def dist(self, cells: float) -> str: ...
     def target_of(self, state: Encounter, plan: Plan) -> Token: ...
     def melee_weapon(self, token: Token) -> Weapon: ...
     def ranged_weapon(self, token: Token) -> Weapon | None: ...
@@ -126,7 +127,7 @@ def spec(rules: Rules, state: Encounter, plan: Plan) -> AttackSpec:
             raise RuleError(f"{token.name} cannot see {target.name}")
         if gap > weapon.long:
             raise RuleError(f"{target.name} is beyond long range of the {weapon.name} "
-                            f"({gap:g} cells, long range {weapon.long})")
+                            f"({rules.dist(gap)}, long range {rules.dist(weapon.long)})")
         band, mod = (("short", d.attack.short) if gap <= weapon.short else
                      ("medium", d.attack.medium) if gap <= weapon.medium else
                      ("long", d.attack.long))
@@ -134,7 +135,7 @@ def spec(rules: Rules, state: Encounter, plan: Plan) -> AttackSpec:
         defense = base + mod
         stat_name = "Intelligence" if kind == "spell" else "Instinct"
         notes.append(f"{stat_name} {attack_target} + {target.name}'s Defense {base} "
-                     f"{mod:+d} at {band} range ({gap:g} cells)")
+                     f"{mod:+d} at {band} range ({rules.dist(gap)})")
     if target.values.get("feinted"):
         defense = 0
         notes.append(f"{target.name} fell for a feint: its Defense is ignored")

@@ -24,13 +24,6 @@ Effect = Literal["none", "disadvantage", "slow"]
 DECLARE_SPELLS, MORALE, MOVEMENT, RANGED, SPELLS, MELEE = range(6)
 
 
-class SixGrid(Grid):
-    """[grid], with the seed's feet."""
-
-    feet_per_cell: Positive
-    """Feet in one cell: a shove's margin in feet, rounded down to whole cells."""
-
-
 class RoundTable(Table):
     """[round]: the six phases, and the die each action rolls."""
 
@@ -146,7 +139,7 @@ class Spell(Weapon):
 class Data(RulesetData, kw_only=True):
     """Everything ruleset.toml says besides [stat_block], checked once when the ruleset loads."""
 
-    grid: SixGrid
+    grid: Grid
     round: RoundTable
     movement: Movement
     attack: AttackTable
@@ -162,6 +155,10 @@ class Data(RulesetData, kw_only=True):
     spells: dict[str, Spell]
 
     def __post_init__(self) -> None:
+        if self.grid.unit != "ft":
+            # The shove turns its feet into squares by cell_size, which must be in feet.
+            raise Invalid("grid.unit", "six_phase counts in feet (a shove moves \"a number "
+                                       "of feet\"): must be \"ft\"")
         missing = [loc for loc in self.locations.names if loc not in self.wounds]
         if missing:
             raise Invalid("wounds", f"needs a row for every location (missing: "

@@ -13,6 +13,7 @@ Command flow at the table (README.md has the whole story):
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from msgspec.structs import replace
@@ -34,7 +35,7 @@ from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import FixedPhases
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Token, party_side
 from tacmap.engine.views import (
     ActionOption,
     Declared,
@@ -75,6 +76,10 @@ class SixPhase(Ruleset):
             block.need(key, "int")
 
     # ------------------------------------------------------------------ stats
+
+    def dist(self, cells: float) -> str:
+        """``cells`` in the ruleset's unit ([grid] unit and cell_size): ``"30 ft"``."""
+        return self.manifest.units.of(cells)
 
     def stat(self, token: Token, key: str) -> Any:
         """A stat from the token's block, or its default."""
@@ -148,8 +153,12 @@ class SixPhase(Ruleset):
         """Living tokens of other sides."""
         return [t for t in state.tokens.values() if t.side != token.side and t.alive]
 
-    def free(self, state: Encounter, token: Token, cell: Cell) -> bool:
-        """Whether ``token`` could stand on ``cell``: on the map, nobody there, no wall between."""
+    def free(self, state: Encounter, token: Token, cell: Cell, start: Cell | None = None) -> bool:
+        """Whether ``token`` could stand on ``cell``: on the map, nobody there, no wall between.
+
+        With ``start``, ``cell`` must be one straight step from there (a shove's push), not
+        reached by a way round a wall.
+        """
         if not (0 <= cell[0] <= state.map.width - token.size
                 and 0 <= cell[1] <= state.map.height - token.size):
             return False
@@ -157,7 +166,12 @@ class SixPhase(Ruleset):
         for t in state.tokens.values():
             if t.id != token.id and mine & set(grid.footprint(t.cell, t.size)):
                 return False
-        return not self.plan(state, token, (cell,)).blocked
+        if start is None:
+            return not self.plan(state, token, (cell,)).blocked
+        there = copy.copy(token)
+        there.x, there.y = start
+        mp = self.plan(state, there, (cell,))
+        return not mp.blocked and mp.cells == (start, cell)
 
     def dodging(self, state: Encounter, token: Token) -> bool:
         """A dodge lasts "until the start of your next turn": the dodger's next action."""
@@ -353,7 +367,7 @@ class SixPhase(Ruleset):
         """Why ``plan``'s roll has disadvantage now (empty: none)."""
         if plan.key in attacks.KIND:
             return attacks.spec(self, state, plan).disadvantage
-        if plan.key in ("move", "morale", "dodge"):
+        if plan.key in ("move", "dodge"):
             return ()
         token = state.token(plan.who)
         target = state.tokens.get(plan.target)
@@ -519,9 +533,16 @@ class SixPhase(Ruleset):
     def dex_check(self, ctx: Resolution, token: Token, enemy: Token | None, why: str) -> int:
         """A Dexterity check (plus ``enemy``'s Defense); returns the margin (< 0: failed)."""
         need = int(self.stat(token, "dex")) + (self.melee_defense(enemy) if enemy else 0)
-        roll = ctx.roll(token.id, 1, self.data.round.die, f"Dexterity check, {why} "
-                                                          f"(needs {need})")
-        return roll.total - need
+        dis = self.disadvantages(ctx.state, token, None, "check")
+        if not dis:
+            roll = ctx.roll(token.id, 1, self.data.round.die, f"Dexterity check, {why} "
+                                                              f"(needs {need})")
+            return roll.total - need
+        # A Wound's "disadvantage on checks": the lower of two d20s, as for an attack.
+        roll = ctx.roll(token.id, 2, self.data.round.die,
+                        f"Dexterity check, {why} (needs {need}; disadvantage: "
+                        f"{', '.join(dis)}, the lower counts)")
+        return min(roll.faces) - need
 
     def opportunity(self, ctx: Resolution, token: Token, what: str) -> None:
         """Every enemy in melee range gets an opportunity attack, avoided by Dexterity."""
@@ -581,26 +602,19 @@ class SixPhase(Ruleset):
             who = state.token(mp.occupants[0]).name
             raise RuleError(f"{who} already stands at ({plan.path[-1][0]},{plan.path[-1][1]})")
         if mp.cost > self.move_cells(token) + 1e-9:
-            raise RuleError(f"{token.name} can move {self.move_cells(token):g} cells, "
-                            f"this path is {mp.cost:g}")
+            raise RuleError(f"{token.name} can move {self.dist(self.move_cells(token))}, "
+                            f"this path is {self.dist(mp.cost)}")
 
     def _move(self, ctx: Resolution, token: Token, plan: Plan) -> None:
         state = ctx.state
         dest = plan.path[-1]
-        rnd = self.round_of(state)
-        rival = next((p for p in rnd.plans if p.key == "move" and p.who != token.id
-                      and p.path[-1] == dest and not rnd.phases.entry(p.who).resolved), None)
-        if rival is not None:
-            other = state.token(rival.who)
-            mine = self.dex_check(ctx, token, None, f"to reach ({dest[0]},{dest[1]}) first")
-            theirs = self.dex_check(ctx, other, None, f"to reach ({dest[0]},{dest[1]}) first")
-            if theirs >= 0 > mine:
-                ctx.emit(Said(f"{other.name} reaches ({dest[0]},{dest[1]}) before "
-                              f"{token.name}", token.id))
-                ctx.emit(ValueChanged(token.id, "moved", token.values.get("moved"), None,
-                                      "beaten to the space"))
-                return
-            ctx.emit(Said(f"{token.name} reaches ({dest[0]},{dest[1]}) first", token.id))
+        if token.values.get("moved") != state.round:
+            # An earlier contest for this space was lost: the move is not made.
+            ctx.emit(Said(f"{token.name}'s move is lost: it was not first to "
+                          f"({dest[0]},{dest[1]})", token.id))
+            return
+        if not self._first_to(ctx, token, dest):
+            return
         before = min((self.gap(state, token, e) for e in self.enemies(state, token)),
                      default=0.0)
         mp = self.plan(state, token, plan.path)
@@ -624,6 +638,53 @@ class SixPhase(Ruleset):
         if after < before:
             ctx.emit(ValueChanged(token.id, "advanced", token.values.get("advanced"),
                                   state.round, "moved towards the enemy"))
+
+    def _first_to(self, ctx: Resolution, token: Token, dest: Cell) -> bool:
+        """"If there is conflict of who will reach a space first, the player needs to succeed
+        on a Dexterity check to be first": whether ``token`` reaches ``dest`` first.
+
+        Every mover of the players' side bound there rolls; one who succeeds is first, one
+        who fails is not. Otherwise a mover of another side is first (it needs no check),
+        earliest in the d20 order; when every mover is a player and all fail, nobody is.
+        Each loser's move is marked lost (``moved`` cleared) so it is not made later.
+        """
+        state = ctx.state
+        rnd = self.round_of(state)
+        bound = {p.who for p in rnd.plans if p.key == "move" and p.path[-1] == dest}
+        rivals = [state.token(e.who) for e in rnd.phases.entries
+                  if e.who in bound and e.who != token.id and not e.resolved
+                  and state.token(e.who).values.get("moved") == state.round]
+        if not rivals:
+            return True
+        at = f"({dest[0]},{dest[1]})"
+        movers = [token, *rivals]
+        party = party_side(state)
+        made: list[Token] = []
+        failed: list[Token] = []
+        for t in movers:
+            if t.side == party:
+                ok = self.dex_check(ctx, t, None, f"to reach {at} first") >= 0
+                (made if ok else failed).append(t)
+        others = [t for t in movers if t.side != party]
+        first = made[0] if made else others[0] if others else None
+        if first is None:
+            every = "both" if len(failed) == 2 else "all"
+            ctx.emit(Said(f"{_names(failed)} {every} fail the Dexterity check: nobody reaches "
+                          f"{at} first, and nobody moves there", token.id))
+        elif made:
+            ctx.emit(Said(f"{first.name} succeeds on the Dexterity check and reaches {at} "
+                          "first", first.id))
+        elif failed:
+            ctx.emit(Said(f"{_names(failed)} {'fails' if len(failed) == 1 else 'fail'} the "
+                          f"Dexterity check: {first.name} reaches {at} first", first.id))
+        else:
+            ctx.emit(Said(f"{first.name} reaches {at} first (no player among the movers: the "
+                          "d20 order decides)", first.id))
+        for t in movers:
+            if t is not first:
+                ctx.emit(ValueChanged(t.id, "moved", t.values.get("moved"), None,
+                                      f"not first to {at}"))
+        return first is token
 
     # ------------------------------------------------------------------ harm
 
@@ -716,6 +777,13 @@ class SixPhase(Ruleset):
         p = p * p if dis else p
         notes = [f"{word} {self.stat(token, stat)} + {target.name}'s melee Defense "
                  f"{self.melee_defense(target)}: needs {need} on the d20"]
+        if plan.key == "shove" and (attacks.split_detail(plan.detail, 1)[0] or "away") == "away":
+            feet = self.data.grid.cell_size
+            notes.append(f"away: the margin in feet, in whole {feet:g}-foot squares (a margin "
+                         f"under {feet:g} moves {target.name} nowhere)")
+        if plan.key in ("shove", "grapple"):
+            notes.append(f"failing: {token.name} is hit for "
+                         f"{self.data.attack.self_hit_base} minus the d20, if above 0")
         if dis:
             notes.append(f"disadvantage ({', '.join(dis)}): the lower of two d20s")
         return Preview(True, odds=Odds(p), notes=tuple(notes))
@@ -738,6 +806,12 @@ class SixPhase(Ruleset):
     def bench(self) -> list[BenchFigure]:
         """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
         return bench.figures(self)
+
+
+def _names(tokens: list[Token]) -> str:
+    """``"Ana"``, ``"Ana and Bo"``, ``"Ana, Bo and Cal"``."""
+    names = [t.name for t in tokens]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -63,8 +63,9 @@ CASES = [
     ("speed_rank", "stats", {"dex": 10},
      "ruleset.toml: unknown key 'stats'"),
     # six_phase
-    ("six_phase", "grid.feet_per_cell", 0,
-     "ruleset.toml: grid.feet_per_cell: expected a whole number >= 1, got 0"),
+    ("six_phase", "grid.unit", "m",
+     "ruleset.toml: grid.unit: six_phase counts in feet (a shove moves \"a number of feet\"): "
+     "must be \"ft\", got 'm'"),
     ("six_phase", "wounds.head.effect", "blind",
      "ruleset.toml: wounds.head.effect: unknown word 'blind'"),
     ("six_phase", "locations.default", "tail",

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, EndTurn, StartCombat
+from tacmap.engine.commands import Act, EndTurn, Move, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import MapSpec, Token
+from tacmap.ui.map.drag import describe_cost
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
@@ -92,3 +93,32 @@ def test_the_pool_panel_strikes_out_the_d20_not_used(registry: Registry) -> None
     # Brak's dodge, resolved first, conferred the disadvantage: Ana's second d20 (16) is used.
     assert pools["ana"].faces == (9, 16)
     assert pools["ana"].removed == (True, False)
+
+
+def test_distances_show_in_feet(registry: Registry, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 26, item 3: 5-foot squares everywhere: `tacmap measure`, the move preview
+    # the map shows while dragging, and a shot's range band on the odds card.
+    assert main(["measure", "--ruleset", "six_phase", "0,0", "6,0"]) == 0
+    assert capsys.readouterr().out == "30 ft\n"
+    rules = registry.get("six_phase")
+    state = rules.new_encounter("feet")
+    state.map = MapSpec(16, 8)
+    lia = Token("lia", "Lia", "party", 1, 2, stats={"ranged": "shortbow"})
+    gob = Token("gob", "Gob", "foes", 12, 2, stats={"kind": "monster"})
+    state.tokens = {"lia": lia, "gob": gob}
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    preview = referee.preview(Move("lia", ((5, 2),)))
+    assert describe_cost(preview, rules.manifest.units) == "20 ft of 30 ft"
+    referee.execute(EndTurn("lia"))
+    referee.execute(EndTurn("gob"))
+    notes = referee.preview(Act("lia", "shoot", "gob", "aimed shot/torso")).notes
+    assert "Gob's Defense 0 +0 at medium range (55 ft)" in notes[0]
+
+
+def test_the_shove_odds_card_says_feet_and_the_self_hit(registry: Registry) -> None:
+    referee = melee_phase(registry)
+    notes = referee.preview(Act("ana", "shove", "brak", "away")).notes
+    assert "away: the margin in feet, in whole 5-foot squares (a margin under 5 moves Brak " \
+           "nowhere)" in notes
+    assert "failing: Ana is hit for 10 minus the d20, if above 0" in notes
