@@ -47,6 +47,7 @@ from tacmap.ui.panels.pools import PoolPanel
 from tacmap.ui.panels.timeline import TimelinePanel
 from tacmap.ui.plain import tip
 from tacmap.ui.player import PlayerScreen, PlayerView
+from tacmap.ui.pointing import Pointing
 from tacmap.ui.qt import (
     QByteArray,
     QCloseEvent,
@@ -100,6 +101,7 @@ class MainWindow(WindowMenus):
         self.rosters = RosterActions(self)
         self.combat = Combat(self)
         self.players = PlayerScreen()
+        self.pointing = Pointing(self, self, self.players, self.open_path)
         # The panels, docked around the map.
         self.order_panel = InitiativePanel(self.run, aim=self.combat.arm,
                                            act=self.combat.take)
@@ -162,6 +164,7 @@ class MainWindow(WindowMenus):
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
         self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
+        self.pointing.attach()
         self.setCentralWidget(self.view)
         # The first-run hint lies over the map until combat starts.
         self.hint = MapHint(FIRST_RUN, self.view)
