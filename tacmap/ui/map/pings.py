@@ -116,12 +116,14 @@ class Pinger(QObject):
         self.mouse: QPoint | None = None
         #: Space is down and nothing has panned with it yet: its release pings.
         self.space_tap = False
-        view.viewport().installEventFilter(self)
+        # Kept: while the view is being deleted its viewport still sends events here.
+        self.viewport = view.viewport()
+        self.viewport.installEventFilter(self)
         view.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
-        if watched is self.view.viewport():
+        if watched is self.viewport:
             if kind == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
                 return self._press(event)
             if kind == QEvent.Type.MouseMove and isinstance(event, QMouseEvent):
