@@ -21,8 +21,7 @@ from tacmap.ui.map.drops import ENCOUNTER, dropped_files, named_scale
 from tacmap.ui.map.pings import Pinger, ping
 from tacmap.ui.map.ruler import Ruler, RulerMark, cell_of
 from tacmap.ui.player import PlayerScreen
-from tacmap.ui.qt import QEvent, QImageReader, QMainWindow, QObject, QPointF, QTimer
-from tacmap.ui.qt import QDropEvent
+from tacmap.ui.qt import QDropEvent, QEvent, QImageReader, QMainWindow, QObject, QPointF, QTimer
 
 
 class WindowDrops(QObject):

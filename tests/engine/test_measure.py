@@ -1,6 +1,8 @@
-"""The ruler's reading (issue 24, item 1) and map images named with their grid (issue 25, item 2)."""
+"""The ruler's reading (issue 24, item 1); map images named with their grid (issue 25, item 2)."""
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import pytest
 
@@ -38,7 +40,7 @@ def test_the_alternating_count_carries_across_waypoints() -> None:
 def test_the_drawn_route_steps_as_the_rule_counts() -> None:
     stairs = measure("rectilinear", [(0, 0), (2, 2)]).cells
     assert len(stairs) == 5  # four orthogonal steps: no diagonal under rectilinear
-    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(stairs, stairs[1:]))
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in pairwise(stairs))
     assert measure("chebyshev", [(0, 0), (2, 2)]).cells == ((0, 0), (1, 1), (2, 2))
 
 

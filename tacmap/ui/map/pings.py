@@ -63,11 +63,13 @@ class PingRing(QGraphicsItem):
             phase = (self.progress * 2 - lag) % 1.0 if self.progress * 2 >= lag else None
             if phase is None:
                 continue
-            colour = QColor(GM_COLOUR)
-            colour.setAlphaF(max(0.0, 1.0 - phase) * 0.95)
-            painter.setPen(QPen(colour, 4))
+            fade = max(0.0, 1.0 - phase)
             r = 6 + (RADIUS - 6) * phase
-            painter.drawEllipse(QPointF(0, 0), r, r)
+            # A dark rim under the orange: seen on a pale floor and on a dark image alike.
+            for colour, width in ((QColor(0, 0, 0), 7.0), (QColor(GM_COLOUR), 4.0)):
+                colour.setAlphaF(fade * (0.45 if width > 4 else 0.95))
+                painter.setPen(QPen(colour, width))
+                painter.drawEllipse(QPointF(0, 0), r, r)
         painter.setPen(Qt.PenStyle.NoPen)
         dot = QColor(GM_COLOUR)
         dot.setAlphaF(1.0 - self.progress * 0.7)

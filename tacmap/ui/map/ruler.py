@@ -98,7 +98,12 @@ class RulerMark:
                    Qt.PenJoinStyle.RoundJoin)
         pen.setCosmetic(True)
         self.line.setPen(pen)
-        self.line.setBrush(LINE)
+        # The start and the waypoints: filled dots with a dark rim.
+        self.dots = QGraphicsPathItem(self.edge)
+        rim = QPen(EDGE, 1.5)
+        rim.setCosmetic(True)
+        self.dots.setPen(rim)
+        self.dots.setBrush(LINE)
         self.label = Label(self.edge)
         self.edge.setVisible(False)
         scene.addItem(self.edge)
@@ -115,7 +120,8 @@ class RulerMark:
         for cell in reading.points[:-1]:
             dots.addEllipse(centre(cell), CELL * 0.12, CELL * 0.12)
         self.edge.setPath(path)
-        self.line.setPath(path + dots)
+        self.line.setPath(path)
+        self.dots.setPath(dots)
         self.label.setPos(centre(reading.points[-1]))
         self.label.set_text(text)
         self.edge.setVisible(True)
