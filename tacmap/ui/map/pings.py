@@ -118,6 +118,8 @@ class Pinger(QObject):
         self.mouse: QPoint | None = None
         #: Space is down and nothing has panned with it yet: its release pings.
         self.space_tap = False
+        #: Space is held: a press pans the map, it is not a long press.
+        self.space_down = False
         # Kept: while the view is being deleted its viewport still sends events here.
         self.viewport = view.viewport()
         self.viewport.installEventFilter(self)
@@ -137,6 +139,7 @@ class Pinger(QObject):
                 self.held.stop()
         elif isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Space \
                 and not event.isAutoRepeat():
+            self.space_down = kind == QEvent.Type.KeyPress
             if kind == QEvent.Type.KeyPress:
                 self.space_tap = True
             elif kind == QEvent.Type.KeyRelease and self.space_tap:
@@ -155,7 +158,7 @@ class Pinger(QObject):
         if event.modifiers() & Qt.KeyboardModifier.AltModifier:
             self.pinged(self.view.mapToScene(at), False)
             return True  # Alt+click only points: no drag, no selection
-        if self.view.tool is None:
+        if self.view.tool is None and not self.space_down:
             self.pressed_at = at
             self.held.start()
         return False
