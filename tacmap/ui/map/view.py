@@ -392,20 +392,24 @@ class MapView(QGraphicsView):
     # --- roster drops ---------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasFormat(ROSTER_MIME) or dropped_files(event.mimeData()):
+        if event.mimeData().hasFormat(ROSTER_MIME) or self._takes_files(event):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if event.mimeData().hasFormat(ROSTER_MIME) or dropped_files(event.mimeData()):
+        if event.mimeData().hasFormat(ROSTER_MIME) or self._takes_files(event):
             event.acceptProposedAction()
         else:
             super().dragMoveEvent(event)
 
+    def _takes_files(self, event: QDropEvent) -> bool:
+        """Files from the desktop are the GM's map's (the player view takes none)."""
+        return self.controller is not None and bool(dropped_files(event.mimeData()))
+
     def dropEvent(self, event: QDropEvent) -> None:
         data = event.mimeData()
-        if dropped_files(data):
+        if self._takes_files(event):
             self.files_dropped.emit(dropped_files(data),
                                     self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
