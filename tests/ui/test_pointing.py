@@ -272,3 +272,18 @@ def test_other_files_are_not_taken(window: MainWindow, tmp_path: Path) -> None:
     drop(window.view.viewport(), on_cell(window.view, (5, 7)), notes)
     assert window.session.path == before and window.session.referee.state.map.image is None
     assert window.told == [] and window.view.tool is None  # type: ignore[attr-defined]
+
+
+def test_a_dropped_encounter_asks_to_save_the_current_one_first(
+        window: MainWindow, tmp_path: Path, qtbot: object) -> None:
+    path = tmp_path / "crypt.tacmap"
+    storage.save(path, skirmish_state(), [])
+    before = window.session.path
+    asked: list[str] = []
+    window.ask_save = lambda question: asked.append(question)
+    assert window.session.dirty
+    assert drop(window.view.viewport(), on_cell(window.view, (5, 5)), path)
+    qtbot.waitUntil(lambda: bool(asked), timeout=2000)  # type: ignore[attr-defined]
+    # Cancel: the encounter on screen stays.
+    assert asked == ["This encounter has unsaved changes. Save them first?"]
+    assert window.session.path == before
