@@ -244,6 +244,7 @@ def test_bench_quick_reports_every_engine_figure(capsys: pytest.CaptureFixture[s
     for expected in ["preview per mouse move", "undo + redo", "save 2,000", "load 2,000"]:
         assert any(n.startswith(expected) for n in names)
     assert any(n.startswith("map: ") for n in names)  # the CLI adds the map's figures
+    assert "map: ruler, one mouse move with 500 walls" in names
 
 
 def test_render_draws_the_map_to_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ from tacmap.engine.referee import Entry
 from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import Encounter
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Qt is imported only when the map figures run
     from tacmap.ui.map.view import MapView
 
 COLD_START = textwrap.dedent("""
@@ -116,6 +116,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
             time_runs(drag_step, reps), 8.0, "p95")
     view.controller.cancel()
     _group_figure(view, state, mover.id, reps, measure)
+    _ruler_figure(view, ruleset, reps, measure)
 
     # The same drag with the player view open on the same encounter, zoomed in on
     # the same spot so its 2,000 tokens and name tags are drawn. Its map does not
@@ -229,6 +230,38 @@ def _group_figure(view: MapView, state: Encounter, mover: str, reps: int,
             time_runs(group_step, reps), 8.0, "p95")
     group.cancel()
     scene.clearSelection()
+
+
+def _ruler_figure(view: MapView, ruleset: Ruleset, reps: int, measure: Measure) -> None:
+    """The Measure tool dragged across the map: one real mouse move, the path and label
+    redrawn (the repaint that follows is the drag figure's)."""
+    from tacmap.ui.map.ruler import Ruler, RulerMark
+    from tacmap.ui.map.token_item import CELL
+    from tacmap.ui.qt import QApplication, QEvent, QMouseEvent, QPointF, Qt
+
+    mark = RulerMark(view.map_scene)
+    units = ruleset.manifest.units
+    view.tool = Ruler(lambda: view.map_scene.state.diagonal,
+                      lambda reading: mark.show(reading, reading.text(units) if reading else ""))
+    start = view.mapToScene(view.viewport().rect().center())
+    left = Qt.MouseButton.LeftButton
+    view.tool.press(start, left)
+    view.tool.waypoint()
+    # Each move lands on another cell, 3 to 20 cells from the start: the path is redrawn.
+    spots = [view.mapFromScene(start + QPointF(((i % 18) + 3) * CELL, ((i * 7 % 13) - 6) * CELL))
+             for i in range(reps)]
+    it = iter(spots)
+
+    def ruler_step() -> None:
+        at = next(it)
+        QApplication.sendEvent(view.viewport(), QMouseEvent(
+            QEvent.Type.MouseMove, QPointF(at), QPointF(view.viewport().mapToGlobal(at)),
+            Qt.MouseButton.NoButton, left, Qt.KeyboardModifier.NoModifier))
+
+    measure("map: ruler, one mouse move with 500 walls", time_runs(ruler_step, reps), 1.0,
+            "p95")
+    view.tool.cancel()
+    view.tool = None
 
 
 def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measure) -> None:

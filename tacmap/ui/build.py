@@ -29,6 +29,7 @@ from tacmap.engine.templates import describe
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import DrawTemplate, Style
+from tacmap.ui.map.drops import named_scale
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import (
@@ -64,6 +65,7 @@ TOOL_HINTS = {
     "erase": "Click a wall to remove it.",
     "move": "Drag a wall to move it.",
     "scale": "Click two points on the map image whose real distance you know.",
+    "measure": "Press and drag to measure; right-click or W while dragging adds a waypoint.",
     "template": "Press where the template starts and drag to size and aim it; the tokens "
                 "inside are listed by the mouse. Right-click a kept template to remove it.",
 }
@@ -113,6 +115,8 @@ class Builder:
         self.tool_key: str | None = None
         #: Told whenever a tool is taken up or put down (the window ticks its menu and bar).
         self.on_tool: Callable[[str | None], None] = lambda key: None
+        #: Tools made elsewhere, by key (the Measure tool: pointing.py).
+        self.extra_tools: dict[str, Callable[[], Tool]] = {}
 
     def attach(self, scene: MapScene) -> None:
         """Get ready to draw on a newly opened encounter's scene (no tool in hand)."""
@@ -145,6 +149,8 @@ class Builder:
     def _tool(self, key: str) -> Tool:
         state = lambda: self.host.session.referee.state  # noqa: E731  (read at click time)
         run = self.host.run
+        if key in self.extra_tools:
+            return self.extra_tools[key]()
         if key in ("wall", "obstacle", "door", "window"):
             assert self.sketch is not None  # attach() runs when a session is bound
             return DrawWall(state, run, self.sketch, closed=key == "obstacle",
@@ -325,12 +331,19 @@ class Builder:
         if name:
             self.use_image(Path(name))
 
-    def use_image(self, source: Path) -> None:
-        """Copy ``source`` into the image folder and set it as the map image."""
+    def use_image(self, source: Path) -> bool:
+        """Copy ``source`` into the image folder and set it as the map image (True: done).
+
+        A name carrying its grid (``Crypt [24x18].png``) scales the image to that
+        many cells from the map's corner: nothing to align.
+        """
         if self.copy_image(source) is None:
-            return
+            return False
         m = self.host.session.referee.state.map
-        self.host.run(SetMapImage(source.name, m.image_offset, m.image_scale))
+        scale = named_scale(source)
+        if scale is not None:
+            return self.host.run(SetMapImage(source.name, (0.0, 0.0), scale))
+        return self.host.run(SetMapImage(source.name, m.image_offset, m.image_scale))
 
     def align_image(self) -> None:
         """View ▸ Align Map Image: offset in metres and metres per image pixel."""

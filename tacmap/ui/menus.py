@@ -22,6 +22,7 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.panels.initiative import END_TURN_KEY
 from tacmap.ui.player import PlayerScreen
+from tacmap.ui.pointing import Pointing
 from tacmap.ui.qt import (
     QAction,
     QDockWidget,
@@ -47,7 +48,8 @@ TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W", "Wall"),
          ("scale", "&Scale Map Image by Two Points", None, "Scale image"),
          ("template", "Area &Template", "Ctrl+Shift+T", "Template"),
          ("reveal", "Re&veal Area (Fog)", None, "Reveal"),
-         ("hide", "&Hide Area (Fog)", None, "Hide"))
+         ("hide", "&Hide Area (Fog)", None, "Hide"),
+         ("measure", "Meas&ure", "M", "Measure"))
 #: Build ▸ Template Shape: the shapes the Area Template tool draws.
 SHAPE_NAMES = (("circle", "&Circle"), ("cone", "C&one"), ("line", "&Line"),
                ("square", "&Square"))
@@ -87,6 +89,7 @@ class WindowMenus(QMainWindow):
     pool_dock: QDockWidget
     log_dock: QDockWidget
     timeline_dock: QDockWidget
+    pointing: Pointing
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 keys: QKeySequence.StandardKey | str | None = None,
@@ -150,6 +153,8 @@ class WindowMenus(QMainWindow):
         self._action(view, "&Align Map Image…", self.build.align_image)
         view.addSeparator()
         self._action(view, "&Player View", self.show_player_view, "F11")
+        self._action(view, "Show Ruler to P&layers", lambda: None, checkable=True).toggled \
+            .connect(lambda on: self.pointing.set_to_players(on))
         for dock in (self.order_dock, self.result_dock, self.pool_dock, self.log_dock,
                      self.timeline_dock):
             view.addAction(dock.toggleViewAction())

@@ -48,6 +48,7 @@ from tacmap.ui.panels.pools import PoolPanel
 from tacmap.ui.panels.timeline import TimelinePanel
 from tacmap.ui.plain import tip
 from tacmap.ui.player import PlayerScreen, PlayerView
+from tacmap.ui.pointing import Pointing
 from tacmap.ui.qt import (
     QByteArray,
     QCloseEvent,
@@ -102,6 +103,7 @@ class MainWindow(WindowMenus):
         self.combat = Combat(self)
         self.groups = GroupActions(self, self.build.remove_combatant)
         self.players = PlayerScreen()
+        self.pointing = Pointing(self, self, self.players, self.open_path, self.build)
         # The panels, docked around the map.
         self.order_panel = InitiativePanel(self.run, aim=self.combat.arm,
                                            act=self.combat.take)
@@ -164,6 +166,7 @@ class MainWindow(WindowMenus):
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
         self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
+        self.pointing.attach()
         self.setCentralWidget(self.view)
         # The first-run hint lies over the map until combat starts.
         self.hint = MapHint(FIRST_RUN, self.view)

@@ -69,6 +69,10 @@ class Tool:
         """Right-click: keep what is drawn so far (if it is enough), then the tool is put down."""
         self.finish()
 
+    def waypoint(self) -> bool:
+        """Right-click or W while the left button is held: a waypoint (False: none taken)."""
+        return False
+
 
 class DrawWall(Tool):
     """Click grid corners to lay a wall (or an obstacle's outline); Enter finishes."""

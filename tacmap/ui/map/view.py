@@ -5,6 +5,7 @@ from __future__ import annotations
 from tacmap.engine.referee import Referee
 from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController
+from tacmap.ui.map.drops import dropped_files
 from tacmap.ui.map.group_drag import GroupDrag, toggle
 from tacmap.ui.map.scene import OVERVIEW_BELOW, MapScene
 from tacmap.ui.map.token_item import CELL
@@ -61,6 +62,8 @@ class MapView(QGraphicsView):
     """A template left on the map was right-clicked at cell (x, y), at this screen point."""
     tool_left = Signal()
     """The GM put the map tool down (Esc or right-click): the window unticks it."""
+    files_dropped = Signal(list, QPointF)
+    """Encounter files or pictures (paths) were dropped at this scene point."""
 
     def __init__(self, scene: MapScene, referee: Referee | None,
                  parent: QWidget | None = None) -> None:
@@ -297,6 +300,10 @@ class MapView(QGraphicsView):
                 self.area_menu.emit(cell[0], cell[1], event.globalPosition().toPoint())
                 event.accept()
                 return
+        if self.tool is not None and button == Qt.MouseButton.RightButton \
+                and self.tool.waypoint():
+            event.accept()  # mid-drag (the ruler's): a waypoint, the tool stays in hand
+            return
         if self.tool is not None and button == Qt.MouseButton.RightButton:
             # Right-click puts the tool down, keeping what is drawn so far.
             tool = self.tool
@@ -387,7 +394,8 @@ class MapView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if self.tool is not None and self._pan_from is None:
+        if self.tool is not None and self._pan_from is None \
+                and event.button() == Qt.MouseButton.LeftButton:
             self.tool.release(self.mapToScene(event.position().toPoint()))
             event.accept()
             return
@@ -457,6 +465,8 @@ class MapView(QGraphicsView):
         elif key == Qt.Key.Key_Escape and self.group is not None and self.group.active:
             self.group.cancel()
             self.message.emit("Move cancelled")
+        elif self.tool is not None and key == Qt.Key.Key_W and self.tool.waypoint():
+            pass  # a waypoint on the ruler being dragged
         elif key == Qt.Key.Key_Escape and dragging:
             assert self.controller is not None
             self.controller.cancel()
@@ -483,19 +493,28 @@ class MapView(QGraphicsView):
     # --- roster drops ---------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasFormat(ROSTER_MIME):
+        if event.mimeData().hasFormat(ROSTER_MIME) or self._takes_files(event):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if event.mimeData().hasFormat(ROSTER_MIME):
+        if event.mimeData().hasFormat(ROSTER_MIME) or self._takes_files(event):
             event.acceptProposedAction()
         else:
             super().dragMoveEvent(event)
 
+    def _takes_files(self, event: QDropEvent) -> bool:
+        """Files from the desktop are the GM's map's (the player view takes none)."""
+        return self.controller is not None and bool(dropped_files(event.mimeData()))
+
     def dropEvent(self, event: QDropEvent) -> None:
         data = event.mimeData()
+        if self._takes_files(event):
+            self.files_dropped.emit(dropped_files(data),
+                                    self.mapToScene(event.position().toPoint()))
+            event.acceptProposedAction()
+            return
         if not data.hasFormat(ROSTER_MIME):
             super().dropEvent(event)
             return
