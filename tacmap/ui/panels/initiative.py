@@ -82,6 +82,9 @@ ORDER_MIN_HEIGHT = 110
 ACTIONS_WIDTH = 280
 #: Pixels the action buttons keep at least (one button; the rest scroll).
 ACTIONS_MIN_HEIGHT = 36
+#: Buttons the actions box shows whole before the rest scroll: the acting token's
+#: actions are what the GM clicks most, so they take room before the panels below.
+ACTIONS_SHOWN = 10
 #: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
 WANTED_ROWS = 12
 
@@ -265,6 +268,12 @@ class InitiativePanel(QWidget):
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
+        first = self.actions_layout.itemAt(0)
+        widget = first.widget() if first is not None else None
+        if widget is not None:  # the button's own hint: a layout item is empty until shown
+            row = widget.sizeHint().height() + self.actions_layout.spacing()
+            self.actions_scroller.setMinimumHeight(
+                max(ACTIONS_MIN_HEIGHT, row * min(len(shown), ACTIONS_SHOWN)))
 
     def take(self, option: ActionOption) -> None:
         """The button of ``option``: run it, or arm the map to aim it."""

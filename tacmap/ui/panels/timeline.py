@@ -108,8 +108,11 @@ class TimelinePanel(QWidget):
         left.setTicks([names])
         for ax in (axis, left):
             ax.setStyle(tickFont=font)
-        # As tall as the rows need, so the map keeps the room it can.
-        self.setMinimumHeight(min(320, 60 + 24 * max(len(rows), 1)))
+        # As tall as the rows need and no taller, so the map keeps the room it can.
+        need = 60 + 24 * max(len(rows), 1)
+        self.setMinimumHeight(min(320, need))
+        self.setMaximumHeight(min(340, need + 40 + (self.struck.sizeHint().height()
+                                                    if struck else 0)))
         self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
 
