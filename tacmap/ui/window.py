@@ -68,6 +68,8 @@ from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
 
+#: Pixels the Last result dock starts with: about ten lines.
+RESULT_HEIGHT = 200
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
 #: The status bar's resting line once combat has started.
@@ -391,6 +393,9 @@ class MainWindow(WindowMenus):
         if not self._shown:
             # Fit once the window has its real size, not the size it had when built.
             self._shown = True
+            # The last result gets room for a Fireball's saves; the tabs below take the rest.
+            QTimer.singleShot(0, lambda: self.resizeDocks(
+                [self.result_dock], [RESULT_HEIGHT], Qt.Orientation.Vertical))
             QTimer.singleShot(0, self.view.fit)
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -83,7 +83,7 @@ class Table:
             item = layout.itemAt(i)
             widget = item.widget() if item is not None else None
             if isinstance(widget, QPushButton):
-                found[widget.text()] = widget
+                found[getattr(widget, "full_text", widget.text())] = widget  # never elided
         return found
 
     def step(self) -> None:

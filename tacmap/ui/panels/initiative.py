@@ -24,6 +24,7 @@ from tacmap.ui.qt import (
     QMainWindow,
     QPixmap,
     QPushButton,
+    QResizeEvent,
     QScrollArea,
     QSize,
     QSizePolicy,
@@ -87,6 +88,24 @@ ACTIONS_MIN_HEIGHT = 36
 ACTIONS_SHOWN = 10
 #: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
 WANTED_ROWS = 12
+
+
+class ActionButton(QPushButton):
+    """A button whose label, when the dock is too narrow, ends in "…" rather than being
+    cut at both ends (the start of an action's name is what tells actions apart)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.full_text = text
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        room = self.width() - 16
+        metrics = self.fontMetrics()
+        shown = metrics.elidedText(self.full_text, Qt.TextElideMode.ElideRight, room) \
+            if metrics.horizontalAdvance(self.full_text) > room else self.full_text
+        if shown != self.text():
+            self.setText(shown)
 
 
 class InitiativePanel(QWidget):
@@ -206,7 +225,8 @@ class InitiativePanel(QWidget):
         self._show_actions(actions)
 
     def ask_for_room(self) -> None:
-        """Make the dock tall enough for every row (up to half the window).
+        """Make the dock tall enough for every row (up to two thirds of the window: the
+        acting token's actions share the dock).
 
         Asked when the number of rows changes (combat starts, someone joins), not
         every turn: a dock the GM sized by hand keeps its size in between.
@@ -223,7 +243,7 @@ class InitiativePanel(QWidget):
             if layout is not None:
                 layout.activate()
             short = self.rows.sizeHint().height() - self.rows.height()
-            wanted = min(dock.height() + short + 8, main.height() // 2)
+            wanted = min(dock.height() + short + 8, main.height() * 2 // 3)
             if short <= 0 or wanted <= dock.height():
                 return
             main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
@@ -256,7 +276,7 @@ class InitiativePanel(QWidget):
         for option in shown:
             text = option.label + {"token": " …", "cell": " (drag on the map)",
                                    "area": " (place on the map)"}.get(option.target, "")
-            button = QPushButton(text)
+            button = ActionButton(text)
             # The dock keeps its width whatever the acting token's actions are called:
             # a long label must not widen it (and shrink the map) every turn.
             button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
