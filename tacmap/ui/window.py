@@ -169,7 +169,12 @@ class MainWindow(WindowMenus):
         self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
         self.pointing.attach()
+        # A new map must not hand its room to the docks: keep their width as it was.
+        docked = self.order_dock.width() if self.order_dock.isVisible() else 0
         self.setCentralWidget(self.view)
+        if docked:
+            QTimer.singleShot(0, lambda: self.resizeDocks(
+                [self.order_dock], [docked], Qt.Orientation.Horizontal))
         # The first-run hint lies over the map until combat starts.
         self.hint = MapHint(FIRST_RUN, self.view)
         session.referee.subscribe(self._on_change)

@@ -241,3 +241,17 @@ def test_the_surprise_round_player_order_is_not_empty_and_gives_nothing_away(
     assert player.order.active is None  # nobody the players can see is marked acting
     assert "Surprise" not in player.order.title.text()
     assert not player.findChildren(QDockWidget)[0].isHidden()
+
+
+def test_a_new_encounter_in_combat_keeps_the_map_its_room(
+        qtbot: object, registry: Registry, tmp_path: Path) -> None:
+    """File ▸ New during a fight: the new map is as wide as the old, the docks no wider."""
+    win = open_demo(qtbot, registry, tmp_path, "opposed_demo")
+    assert win.run(StartCombat())
+    settle()
+    assert win.run(EndTurn())
+    settle()
+    width, docked = win.view.width(), win.order_dock.width()
+    win.start_new("action_pool", 30, 20)
+    settle()
+    assert win.view.width() == width and win.order_dock.width() == docked
