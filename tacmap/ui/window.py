@@ -173,8 +173,8 @@ class MainWindow(WindowMenus):
         docked = self.order_dock.width() if self.order_dock.isVisible() else 0
         self.setCentralWidget(self.view)
         if docked:
-            QTimer.singleShot(0, lambda: self.resizeDocks(
-                [self.order_dock], [docked], Qt.Orientation.Horizontal))
+            QTimer.singleShot(0, lambda: self._settle_docks(docked))
+        self.statusBar().clearMessage()  # the last encounter's words are not this one's
         # The first-run hint lies over the map until combat starts.
         self.hint = MapHint(FIRST_RUN, self.view)
         session.referee.subscribe(self._on_change)
@@ -189,6 +189,14 @@ class MainWindow(WindowMenus):
         QTimer.singleShot(0, self._warm_walls)
         self.view.fit()
         self.players.close()
+
+    def _settle_docks(self, docked: int) -> None:
+        """The docks back at their width, then the new map fitted into the room it has."""
+        self.resizeDocks([self.order_dock], [docked], Qt.Orientation.Horizontal)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the map view takes its room now, so the fit below sees it
+        self.view.fit()
 
     def _warm_walls(self) -> None:
         referee = self.session.referee

@@ -252,6 +252,12 @@ def test_a_new_encounter_in_combat_keeps_the_map_its_room(
     assert win.run(EndTurn())
     settle()
     width, docked = win.view.width(), win.order_dock.width()
+    assert "to act" in win.statusBar().currentMessage()
     win.start_new("action_pool", 30, 20)
     settle()
     assert win.view.width() == width and win.order_dock.width() == docked
+    assert "to act" not in win.statusBar().currentMessage()  # the old fight's turn is gone
+    # The new map is fitted into the room it has: it fills the view on one axis.
+    shown = win.view.mapFromScene(win.view.encounter_rect()).boundingRect()
+    view = win.view.viewport().rect()
+    assert shown.width() >= 0.9 * view.width() or shown.height() >= 0.9 * view.height()
