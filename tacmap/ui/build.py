@@ -128,11 +128,18 @@ class Builder:
 
     # --- map tools ----------------------------------------------------------------------
 
-    def use_tool(self, key: str | None) -> None:
-        """Switch to a building tool (None: back to moving tokens)."""
+    def use_tool(self, key: str | None, keep: bool = True) -> None:
+        """Switch to a building tool (None: back to moving tokens).
+
+        What the old tool has drawn is kept when it is enough, as a right-click
+        keeps it (``keep`` False, for Esc: dropped).
+        """
         view = self.host.view
         if view.tool is not None:
-            view.tool.cancel()
+            if keep:
+                view.tool.leave()
+            else:
+                view.tool.cancel()
         view.tool = self._tool(key) if key else None
         self.tool_key = key
         if key:
@@ -141,10 +148,11 @@ class Builder:
             self.host.statusBar().clearMessage()
         self.on_tool(key)
 
-    def end_tool(self) -> None:
-        """Put the building tool down (Esc, right-click, an armed action): tokens move again."""
+    def end_tool(self, keep: bool = True) -> None:
+        """Put the building tool down (right-click, an armed action; Esc with ``keep``
+        False drops what is half drawn): tokens move again."""
         if self.tool_key is not None:
-            self.use_tool(None)
+            self.use_tool(None, keep)
 
     def _tool(self, key: str) -> Tool:
         state = lambda: self.host.session.referee.state  # noqa: E731  (read at click time)

@@ -178,7 +178,8 @@ class WindowMenus(QMainWindow):
             self.tool_actions[key] = action
         # Esc puts the tool down wherever the keyboard is (a dock may have it); the entry
         # is enabled only while a tool is in hand, so Esc does its usual work otherwise.
-        self.leave_tool_action = self._action(menu, "&Put Tool Down", build.end_tool, "Esc")
+        self.leave_tool_action = self._action(menu, "&Put Tool Down",
+                                             lambda: build.end_tool(keep=False), "Esc")
         self.leave_tool_action.setEnabled(False)
         shapes = menu.addMenu("Template S&hape")
         self.shape_actions: dict[str, QAction] = {}

@@ -192,3 +192,17 @@ def test_an_armed_area_puts_a_building_tool_down(window: MainWindow) -> None:
     right_click(window, (9, 4))  # right-click drops the area, as Esc does
     assert window.view.tool is None
     assert window.view.viewport().cursor().shape() == Qt.CursorShape.ArrowCursor
+
+
+def test_taking_up_another_tool_keeps_the_wall_drawn_so_far(window: MainWindow) -> None:
+    """Wall, three corners, then Measure: the wall is laid, not lost."""
+    walls = len(window.session.referee.state.map.walls)
+    window.tool_actions["wall"].trigger()
+    tool = window.view.tool
+    assert tool is not None
+    for x, y in ((1, 6), (4, 6), (4, 8)):
+        tool.press(QPointF(x * CELL, y * CELL), Qt.MouseButton.LeftButton)
+    window.tool_actions["measure"].trigger()
+    state = window.session.referee.state
+    assert len(state.map.walls) == walls + 1
+    assert state.map.walls[-1].points == ((1.0, 6.0), (4.0, 6.0), (4.0, 8.0))
