@@ -38,7 +38,7 @@ class Rules(Protocol):
     def take(self, ctx: Resolution, token: Token, kinds: tuple[str, ...], what: str) -> None: ...
     def end_turn(self, ctx: Resolution, actor: str) -> None: ...
     def start_turn(self, ctx: Resolution, tid: str) -> None: ...
-    def sentence(self, text: str, what: str, example: str) -> str: ...
+    def declared(self, state: Encounter, text: str, what: str, example: str) -> str: ...
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json,
                   why: str) -> None: ...
     def set_stance(self, ctx: Resolution, stance: str) -> None: ...
@@ -58,11 +58,15 @@ def _normal_round(rules: Rules, state: Encounter, what: str) -> Turns:
 
 
 def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
-    """"saving their turn until after a specified condition has been met"."""
+    """"saving their turn until after a specified condition has been met".
+
+    "It cannot be generic" is the Storyteller's call: a condition that names something
+    stands at once, and the GM may reject it (``reject_hold``) until the next token acts.
+    """
     state = ctx.state
     turns = _normal_round(rules, state, "holding a turn")
     token = rules.acting(state, cmd.actor)
-    if turns.resumed:
+    if turns.resumed and turns.rejected != token.id:
         raise RuleError(f"{token.name} is taking a held turn already; it cannot be held again")
     if turns.used:
         raise RuleError(f"{token.name} has acted this turn ({' + '.join(turns.used)}); a turn "
@@ -73,10 +77,33 @@ def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         if other.id == token.id:
             raise RuleError(f"{token.name} cannot wait for their own turn")
         text = f"I wait until {other.name} has acted."
-    condition = rules.sentence(text, "the condition of a held turn", HOLD_EXAMPLE)
-    new = replace(turns, held=(*turns.held, (token.id, condition)))
+    condition = rules.declared(state, text, "the condition of a held turn", HOLD_EXAMPLE)
+    new = replace(turns, held=(*turns.held, (token.id, condition)), pending=token.id)
     ctx.emit(ScheduleChanged(turns, new, f"{token.name} holds the turn: \"{condition}\""))
     rules.end_turn(ctx, token.id)
+
+
+def reject_hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
+    """The GM rules a held turn's condition too generic ("It cannot be generic"): the
+    hold is void and the turn comes back to its token at once, to act or hold again."""
+    state = ctx.state
+    turns = rules.turns(state)
+    who = cmd.detail.strip() or cmd.target
+    condition = turns.condition_of(who)
+    if turns.resumed:
+        raise RuleError(f"{rules.who(state, turns.resumed)}'s held turn is under way; end it "
+                        "first")
+    if condition is None or turns.pending != who:
+        raise RuleError(f"{rules.who(state, who)} has no held turn waiting for the GM's "
+                        "ruling (a condition stands once the next token acts)")
+    token = state.token(who)
+    held = tuple(h for h in turns.held if h[0] != who)
+    new = replace(turns, held=held, pending="", resumed=who, rejected=who,
+                  paused=turns.used, used=())
+    ctx.emit(ScheduleChanged(turns, new, f"the GM rejects {token.name}'s condition as too "
+                                         f"generic (\"{condition}\"): {token.name}'s turn "
+                                         f"comes back now, to act or hold with a specific "
+                                         f"condition; {rules.who(state, turns.current)} waits"))
 
 
 def resume(rules: Rules, ctx: Resolution, cmd: Act) -> None:
@@ -94,7 +121,7 @@ def resume(rules: Rules, ctx: Resolution, cmd: Act) -> None:
     if not token.alive:
         raise RuleError(f"{token.name} is dead: the held turn is lost")
     held = tuple(h for h in turns.held if h[0] != who)
-    new = replace(turns, held=held, resumed=who, paused=turns.used, used=())
+    new = replace(turns, held=held, resumed=who, paused=turns.used, used=(), pending="")
     ctx.emit(ScheduleChanged(turns, new, f"the GM resumes {token.name}'s held turn "
                                          f"(\"{condition}\"); "
                                          f"{rules.who(state, turns.current)} waits"))
@@ -113,7 +140,7 @@ def abstain(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         raise RuleError(f"{token.name} already abstains this turn ({token.values['abstain']})")
     if "standard" in rules.turns(state).used:
         raise RuleError(f"{token.name} has already acted this turn; abstaining comes first")
-    intent = rules.sentence(cmd.detail, "the intent of abstaining",
+    intent = rules.declared(state, cmd.detail, "the intent of abstaining",
                             "\"I stay out of the fight and run for the door.\"")
     rules.set_value(ctx, token, "abstain", intent, "abstains from combat this turn")
     ctx.emit(Said(f"{token.name} abstains from combat: \"{intent}\"", token.id))
@@ -231,7 +258,7 @@ def no_advantage(rules: Rules, ctx: Resolution, cmd: Act) -> None:
 
 
 HANDLERS: dict[str, Callable[[Rules, Resolution, Act], None]] = {
-    "hold": hold, "resume": resume, "abstain": abstain, "full_round": full_round,
+    "hold": hold, "reject_hold": reject_hold, "resume": resume, "abstain": abstain, "full_round": full_round,
     "withdraw": withdraw, "standard": standard, "bonus": bonus, "opportunity": opportunity,
     "surprise": surprise, "initiator": initiator, "no_advantage": no_advantage,
 }

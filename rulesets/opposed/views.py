@@ -26,6 +26,8 @@ class Rules(Protocol):
     def weapon_of(self, token: Token) -> Weapon: ...
     def speed(self, token: Token) -> float: ...
     def stopped(self, token: Token) -> str: ...
+    def critical_choice(self, attacker: Token, critical: str = "") -> str: ...
+    def critical_choices(self, attacker: Token) -> tuple[tuple[str, tuple[str, ...]], ...]: ...
     def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]: ...
     def turn_refusal(self, state: Encounter, actor: str) -> str: ...
     def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str: ...
@@ -62,7 +64,8 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
         if tid == turns.in_order and turns.resumed:
             detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
         if condition is not None:
-            detail.append(f"held: \"{condition}\"")
+            detail.append(f"held: \"{condition}\""
+                          + (" (the GM may reject it)" if turns.pending == tid else ""))
         if t.values.get("abstain"):
             detail.append(f"abstains: \"{t.values['abstain']}\"")
         rows.append(OrderRow(tid, t.name, t.side, f"#{i + 1}", status, "; ".join(detail)))
@@ -96,16 +99,28 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                              "token")]
     reason = rules.turn_refusal(state, actor)
 
+    # "the attacker may roll the damage dice ... of the next whole skill tier": where
+    # those differ from the normal dice, the odds card asks which, the better picked.
+    crit = rules.critical_choices(token)
+    best = ""
+    if crit:
+        values = crit[0][1]
+        best = values[1] if rules.critical_choice(token) == "normal" else values[0]
+
     def option(key: str, label: str, target: Aim, kinds: tuple[str, ...],
                attack: bool = False, detail: str = "") -> ActionOption:
         why = reason or (rules.shape_refusal(turns, token, kinds) if kinds else "")
         if not why and attack:
             why = rules.attack_refusal(state, token)
+        if attack and crit:
+            return ActionOption(key, label, target, not why, why, best, crit)
         return ActionOption(key, label, target, not why, why, detail)
 
     weapon = rules.weapon_of(token)
     budget = rules.move_budget(state, token) or 0.0
-    opts = [option("attack", f"Attack ({weapon.name})", "token", ("standard",), True)]
+    # An Attack command names a weapon, not dice: with a choice to make, an Act "strike".
+    opts = [option("strike" if crit else "attack", f"Attack ({weapon.name})", "token",
+                   ("standard",), True)]
     for f in rules.data.flourishes.values():
         costs = [f"{n} {k}" for k, n in (("stamina", f.stamina), ("faith", f.faith)) if n]
         o = option(f"flourish:{f.key}", f"Flourish: {f.name} ({', '.join(costs) or 'free'})",
@@ -113,9 +128,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         short = [f"{k} {rules.points(token, k)}" for k, n in
                  (("stamina", f.stamina), ("faith", f.faith)) if n > rules.points(token, k)]
         if o.enabled and short:
-            o = ActionOption(o.key, o.label, "token", False,
-                             f"{f.name} costs {', '.join(costs)}; {token.name} has "
-                             f"{', '.join(short)}")
+            o = replace(o, enabled=False, reason=f"{f.name} costs {', '.join(costs)}; "
+                                                 f"{token.name} has {', '.join(short)}")
         opts.append(o)
     move = ActionOption("move", f"Move ({rules.speed(token):g} m a move action)", "cell",
                         budget > 0, "" if budget > 0 else
@@ -135,7 +149,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             _tried(rules, state, "abstain", "Abstain: stay out of the fight this turn",
                    Act(actor, "abstain", detail="I stay out of the fight and keep my distance.")),
             prompt=f"What does {token.name} mean to do instead? (their declared intent)"))
-        hold_why = reason or ("a held turn cannot be held again" if turns.resumed else "") \
+        again = turns.resumed and turns.rejected != actor
+        hold_why = reason or ("a held turn cannot be held again" if again else "") \
             or (f"{token.name} has acted this turn; a turn is held before any action"
                 if turns.used else "")
         opts.append(ActionOption("hold", "Hold the turn until the target has acted", "token",
@@ -145,6 +160,13 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             hold_why, "I wait until an enemy comes within reach of my spear.",
             prompt=f"{token.name} holds the turn until what happens? A specific condition, "
                    "as a sentence (\"until later\" is too vague)."))
+    if turns.pending and turns.condition_of(turns.pending) is not None:
+        # "It cannot be generic": the Storyteller's call, one click until the next acts.
+        name = rules.who(state, turns.pending)
+        opts.append(_tried(rules, state, "reject_hold",
+                           f"GM: reject {name}'s condition as too generic "
+                           f"(\"{turns.condition_of(turns.pending)}\")",
+                           Act(actor, "reject_hold", detail=turns.pending)))
     for who, condition in turns.held:
         name = rules.who(state, who)
         opts.append(_tried(rules, state, "resume", f"Resume {name}'s held turn "
