@@ -38,7 +38,7 @@ class Rules(Protocol):
     def take(self, ctx: Resolution, token: Token, kinds: tuple[str, ...], what: str) -> None: ...
     def end_turn(self, ctx: Resolution, actor: str) -> None: ...
     def start_turn(self, ctx: Resolution, tid: str) -> None: ...
-    def declared(self, state: Encounter, text: str, what: str, example: str) -> str: ...
+    def stated(self, state: Encounter, text: str, what: str, example: str) -> str: ...
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json,
                   why: str) -> None: ...
     def set_stance(self, ctx: Resolution, stance: str) -> None: ...
@@ -77,7 +77,7 @@ def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         if other.id == token.id:
             raise RuleError(f"{token.name} cannot wait for their own turn")
         text = f"I wait until {other.name} has acted."
-    condition = rules.declared(state, text, "the condition of a held turn", HOLD_EXAMPLE)
+    condition = rules.stated(state, text, "the condition of a held turn", HOLD_EXAMPLE)
     new = replace(turns, held=(*turns.held, (token.id, condition)), pending=token.id)
     ctx.emit(ScheduleChanged(turns, new, f"{token.name} holds the turn: \"{condition}\""))
     rules.end_turn(ctx, token.id)
@@ -140,7 +140,7 @@ def abstain(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         raise RuleError(f"{token.name} already abstains this turn ({token.values['abstain']})")
     if "standard" in rules.turns(state).used:
         raise RuleError(f"{token.name} has already acted this turn; abstaining comes first")
-    intent = rules.declared(state, cmd.detail, "the intent of abstaining",
+    intent = rules.stated(state, cmd.detail, "the intent of abstaining",
                             "\"I stay out of the fight and run for the door.\"")
     rules.set_value(ctx, token, "abstain", intent, "abstains from combat this turn")
     ctx.emit(Said(f"{token.name} abstains from combat: \"{intent}\"", token.id))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import string
+from collections.abc import Sequence
 
 from msgspec.structs import replace
 
@@ -72,6 +73,11 @@ class Run(Command, frozen=True, tag="opposed_run"):
     """Waypoints after the start cell."""
     opportunity: Text = ""
     """``"take"``, ``"pass"``, ``"roll"``; empty: the GM's standing choice, else the data's."""
+
+
+def both(names: Sequence[str]) -> str:
+    """"a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _mean(d: DiceSet) -> float:
@@ -506,9 +512,7 @@ class Opposed(Ruleset):
         u = self.manifest.units
         speed = self.speed(token)
         # What leaving each reach brings, in the order the path leaves them.
-        risks = [note for e, _ in sorted(plan.leaves, key=lambda p: p[1])
-                 if e in state.tokens
-                 and (note := self.opportunity_note(state, token, state.tokens[e]))]
+        risks = self.opportunity_notes(state, token, plan.leaves)
         if token.values.get("withdrawing"):
             moved = float(token.values.get("moved") or 0) + plan.cost
             return "; ".join([f"withdrawal: {u.of(moved)} of {u.of(2 * speed)} after this",
@@ -596,25 +600,38 @@ class Opposed(Ruleset):
         opportunity (``[opportunity] run``: any such move, or only while abstaining)."""
         return self.data.opportunity.run == "leaving_reach" or bool(token.values.get("abstain"))
 
-    def opportunity_note(self, state: Encounter, runner: Token, enemy: Token) -> str:
-        """What leaving ``enemy``'s reach will bring, for the move's preview ("": nothing)."""
-        if not self.fights(enemy):
-            return ""
+    def opportunity_notes(self, state: Encounter, runner: Token,
+                          leaves: Sequence[tuple[str, int]]) -> list[str]:
+        """What leaving these reaches will bring, a clause a kind, for the move's preview."""
+        enemies = [state.tokens[e] for e, _ in sorted(leaves, key=lambda p: p[1])
+                   if e in state.tokens and self.fights(state.tokens[e])]
+        if not enemies:
+            return []
         if runner.values.get("withdrawing"):
-            return f"a withdrawal: no attack of opportunity from {enemy.name}"
+            return ["a withdrawal: no attack of opportunity"]
         if not self.runs(runner):
-            return (f"not a run ({runner.name} does not abstain): no attack of opportunity "
-                    f"from {enemy.name}")
+            return [f"not a run ({runner.name} does not abstain): no attack of opportunity"]
         o = self.data.opportunity
         stance = str(state.data.get("opportunity") or o.decide)
-        barred = enemy.values.get("no_return")
         if stance == "pass":
-            return f"the GM lets runners go: no attack of opportunity from {enemy.name}"
-        if isinstance(barred, tuple) and runner.id in barred:
-            return f"{enemy.name} cannot attack {runner.name} back: no attack of opportunity"
-        how = "the GM: always taken" if stance == "take" else \
-            f"d{o.die}: taken on {o.take_at_most} or less"
-        return f"draws an attack of opportunity from {enemy.name} ({how})"
+            return ["the GM lets runners go: no attack of opportunity"]
+
+        def barred(enemy: Token) -> bool:
+            mine = enemy.values.get("no_return")
+            return isinstance(mine, tuple) and runner.id in mine
+
+        drawn = [t.name for t in enemies if not barred(t)]
+        back = [t.name for t in enemies if barred(t)]
+        out = []
+        if drawn:
+            how = "the GM: always taken" if stance == "take" else \
+                f"d{o.die}: taken on {o.take_at_most} or less"
+            what = "an attack" if len(drawn) == 1 else "attacks"
+            out.append(f"draws {what} of opportunity from {both(drawn)} ({how})")
+        if back:
+            out.append(f"{both(back)} cannot attack {runner.name} back: no attack of "
+                       "opportunity")
+        return out
 
     def _opportunity(self, ctx: Resolution, enemy: Token, runner: Token, stance: str) -> bool:
         """The GM's side decides on an attack of opportunity; True when it hits."""
@@ -879,7 +896,7 @@ class Opposed(Ruleset):
                             f"{', '.join(['strike', 'flourish:<name>', *acts.HANDLERS])})")
         handler(self, ctx, cmd)
 
-    def declared(self, state: Encounter, text: str, what: str, example: str) -> str:
+    def stated(self, state: Encounter, text: str, what: str, example: str) -> str:
         """``text`` when it names something; RuleError when it names nothing.
 
         Whether a declaration is too generic is the Storyteller's call (the GM may reject
