@@ -8,6 +8,7 @@ resolution and the ``Act``; ``HANDLERS`` maps an action key to its handler.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from typing import Protocol
 
@@ -38,11 +39,32 @@ class Rules(Protocol):
     def take(self, ctx: Resolution, token: Token, kinds: tuple[str, ...], what: str) -> None: ...
     def end_turn(self, ctx: Resolution, actor: str) -> None: ...
     def start_turn(self, ctx: Resolution, tid: str) -> None: ...
-    def stated(self, state: Encounter, text: str, what: str, example: str) -> str: ...
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json,
                   why: str) -> None: ...
     def set_stance(self, ctx: Resolution, stance: str) -> None: ...
     def fights(self, token: Token) -> bool: ...
+
+
+def _words(text: str) -> list[str]:
+    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
+
+
+def stated(state: Encounter, text: str, what: str, example: str) -> str:
+    """``text`` when it names something; RuleError when it names nothing.
+
+    Whether a declaration is too generic is the Storyteller's call (the GM may reject a
+    held turn's condition); the rules judge no wording, and refuse only one that names
+    nothing: no words, or a lone word naming no combatant ("Later.", "wait"), which says
+    no event.
+    """
+    words = _words(text)
+    if not words:
+        raise RuleError(f"{what} must be declared, written as a sentence ({example})")
+    names = {w for t in state.tokens.values() for w in (*_words(t.name), t.id.lower())}
+    if len(words) == 1 and words[0] not in names:
+        raise RuleError(f"{what} cannot be generic: {text.strip()!r} names nothing (no "
+                        f"event, no one); say what must happen ({example})")
+    return text.strip()
 
 
 def _in_combat(state: Encounter) -> bool:
@@ -77,7 +99,7 @@ def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         if other.id == token.id:
             raise RuleError(f"{token.name} cannot wait for their own turn")
         text = f"I wait until {other.name} has acted."
-    condition = rules.stated(state, text, "the condition of a held turn", HOLD_EXAMPLE)
+    condition = stated(state, text, "the condition of a held turn", HOLD_EXAMPLE)
     new = replace(turns, held=(*turns.held, (token.id, condition)), pending=token.id)
     ctx.emit(ScheduleChanged(turns, new, f"{token.name} holds the turn: \"{condition}\""))
     rules.end_turn(ctx, token.id)
@@ -140,7 +162,7 @@ def abstain(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         raise RuleError(f"{token.name} already abstains this turn ({token.values['abstain']})")
     if "standard" in rules.turns(state).used:
         raise RuleError(f"{token.name} has already acted this turn; abstaining comes first")
-    intent = rules.stated(state, cmd.detail, "the intent of abstaining",
+    intent = stated(state, cmd.detail, "the intent of abstaining",
                             "\"I stay out of the fight and run for the door.\"")
     rules.set_value(ctx, token, "abstain", intent, "abstains from combat this turn")
     ctx.emit(Said(f"{token.name} abstains from combat: \"{intent}\"", token.id))
@@ -258,7 +280,8 @@ def no_advantage(rules: Rules, ctx: Resolution, cmd: Act) -> None:
 
 
 HANDLERS: dict[str, Callable[[Rules, Resolution, Act], None]] = {
-    "hold": hold, "reject_hold": reject_hold, "resume": resume, "abstain": abstain, "full_round": full_round,
+    "hold": hold, "reject_hold": reject_hold, "resume": resume, "abstain": abstain,
+    "full_round": full_round,
     "withdraw": withdraw, "standard": standard, "bonus": bonus, "opportunity": opportunity,
     "surprise": surprise, "initiator": initiator, "no_advantage": no_advantage,
 }

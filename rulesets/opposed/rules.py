@@ -21,8 +21,6 @@ through events, so undo, redo and replay are exact:
 from __future__ import annotations
 
 import dataclasses
-import string
-from collections.abc import Sequence
 
 from msgspec.structs import replace
 
@@ -75,17 +73,8 @@ class Run(Command, frozen=True, tag="opposed_run"):
     """``"take"``, ``"pass"``, ``"roll"``; empty: the GM's standing choice, else the data's."""
 
 
-def both(names: Sequence[str]) -> str:
-    """"a, b and c"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _mean(d: DiceSet) -> float:
     return d[0] * (d[1] + 1) / 2
-
-
-def _words(text: str) -> list[str]:
-    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
 
 
 class Opposed(Ruleset):
@@ -512,7 +501,7 @@ class Opposed(Ruleset):
         u = self.manifest.units
         speed = self.speed(token)
         # What leaving each reach brings, in the order the path leaves them.
-        risks = self.opportunity_notes(state, token, plan.leaves)
+        risks = views.opportunity_notes(self, state, token, plan.leaves)
         if token.values.get("withdrawing"):
             moved = float(token.values.get("moved") or 0) + plan.cost
             return "; ".join([f"withdrawal: {u.of(moved)} of {u.of(2 * speed)} after this",
@@ -599,39 +588,6 @@ class Opposed(Ruleset):
         """Whether ``token`` moving out of a reach is a run that may draw an attack of
         opportunity (``[opportunity] run``: any such move, or only while abstaining)."""
         return self.data.opportunity.run == "leaving_reach" or bool(token.values.get("abstain"))
-
-    def opportunity_notes(self, state: Encounter, runner: Token,
-                          leaves: Sequence[tuple[str, int]]) -> list[str]:
-        """What leaving these reaches will bring, a clause a kind, for the move's preview."""
-        enemies = [state.tokens[e] for e, _ in sorted(leaves, key=lambda p: p[1])
-                   if e in state.tokens and self.fights(state.tokens[e])]
-        if not enemies:
-            return []
-        if runner.values.get("withdrawing"):
-            return ["a withdrawal: no attack of opportunity"]
-        if not self.runs(runner):
-            return [f"not a run ({runner.name} does not abstain): no attack of opportunity"]
-        o = self.data.opportunity
-        stance = str(state.data.get("opportunity") or o.decide)
-        if stance == "pass":
-            return ["the GM lets runners go: no attack of opportunity"]
-
-        def barred(enemy: Token) -> bool:
-            mine = enemy.values.get("no_return")
-            return isinstance(mine, tuple) and runner.id in mine
-
-        drawn = [t.name for t in enemies if not barred(t)]
-        back = [t.name for t in enemies if barred(t)]
-        out = []
-        if drawn:
-            how = "the GM: always taken" if stance == "take" else \
-                f"d{o.die}: taken on {o.take_at_most} or less"
-            what = "an attack" if len(drawn) == 1 else "attacks"
-            out.append(f"draws {what} of opportunity from {both(drawn)} ({how})")
-        if back:
-            out.append(f"{both(back)} cannot attack {runner.name} back: no attack of "
-                       "opportunity")
-        return out
 
     def _opportunity(self, ctx: Resolution, enemy: Token, runner: Token, stance: str) -> bool:
         """The GM's side decides on an attack of opportunity; True when it hits."""
@@ -895,22 +851,6 @@ class Opposed(Ruleset):
             raise RuleError(f"there is no action {cmd.action!r} (actions: "
                             f"{', '.join(['strike', 'flourish:<name>', *acts.HANDLERS])})")
         handler(self, ctx, cmd)
-
-    def stated(self, state: Encounter, text: str, what: str, example: str) -> str:
-        """``text`` when it names something; RuleError when it names nothing.
-
-        Whether a declaration is too generic is the Storyteller's call (the GM may reject
-        a held turn's condition); the rules refuse only one that names nothing: no words,
-        or a lone word naming no combatant ("Later.", "wait"), which says no event.
-        """
-        words = _words(text)
-        if not words:
-            raise RuleError(f"{what} must be declared, written as a sentence ({example})")
-        names = {w for t in state.tokens.values() for w in (*_words(t.name), t.id.lower())}
-        if len(words) == 1 and words[0] not in names:
-            raise RuleError(f"{what} cannot be generic: {text.strip()!r} names nothing (no "
-                            f"event, no one); say what must happen ({example})")
-        return text.strip()
 
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json, why: str) -> None:
         ctx.emit(ValueChanged(token.id, key, token.values.get(key), value, why))

@@ -3,6 +3,7 @@ the action options. Plain view-models built from the state; nothing here changes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -33,6 +34,8 @@ class Rules(Protocol):
     def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str: ...
     def attack_refusal(self, state: Encounter, attacker: Token) -> str: ...
     def move_budget(self, state: Encounter, token: Token) -> float | None: ...
+    def fights(self, token: Token) -> bool: ...
+    def runs(self, token: Token) -> bool: ...
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview: ...
 
 
@@ -190,3 +193,41 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         f"it is {rules.who(state, turns.current)}'s turn"
     opts.append(ActionOption("end_turn", "End turn", "none", not end_why, end_why))
     return opts
+
+
+def both(names: Sequence[str]) -> str:
+    """"a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def opportunity_notes(rules: Rules, state: Encounter, runner: Token,
+                      leaves: Sequence[tuple[str, int]]) -> list[str]:
+    """What leaving these reaches will bring, a clause a kind, for the move's preview."""
+    enemies = [state.tokens[e] for e, _ in sorted(leaves, key=lambda p: p[1])
+               if e in state.tokens and rules.fights(state.tokens[e])]
+    if not enemies:
+        return []
+    if runner.values.get("withdrawing"):
+        return ["a withdrawal: no attack of opportunity"]
+    if not rules.runs(runner):
+        return [f"not a run ({runner.name} does not abstain): no attack of opportunity"]
+    o = rules.data.opportunity
+    stance = str(state.data.get("opportunity") or o.decide)
+    if stance == "pass":
+        return ["the GM lets runners go: no attack of opportunity"]
+
+    def barred(enemy: Token) -> bool:
+        mine = enemy.values.get("no_return")
+        return isinstance(mine, tuple) and runner.id in mine
+
+    drawn = [t.name for t in enemies if not barred(t)]
+    back = [t.name for t in enemies if barred(t)]
+    out = []
+    if drawn:
+        how = "the GM: always taken" if stance == "take" else \
+            f"d{o.die}: taken on {o.take_at_most} or less"
+        what = "an attack" if len(drawn) == 1 else "attacks"
+        out.append(f"draws {what} of opportunity from {both(drawn)} ({how})")
+    if back:
+        out.append(f"{both(back)} cannot attack {runner.name} back: no attack of opportunity")
+    return out
