@@ -8,6 +8,7 @@ resolution and the ``Act``; ``HANDLERS`` maps an action key to its handler.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from typing import Protocol
 
@@ -38,11 +39,32 @@ class Rules(Protocol):
     def take(self, ctx: Resolution, token: Token, kinds: tuple[str, ...], what: str) -> None: ...
     def end_turn(self, ctx: Resolution, actor: str) -> None: ...
     def start_turn(self, ctx: Resolution, tid: str) -> None: ...
-    def sentence(self, text: str, what: str, example: str) -> str: ...
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json,
                   why: str) -> None: ...
     def set_stance(self, ctx: Resolution, stance: str) -> None: ...
     def fights(self, token: Token) -> bool: ...
+
+
+def _words(text: str) -> list[str]:
+    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
+
+
+def stated(state: Encounter, text: str, what: str, example: str) -> str:
+    """``text`` when it names something; RuleError when it names nothing.
+
+    Whether a declaration is too generic is the Storyteller's call (the GM may reject a
+    held turn's condition); the rules judge no wording, and refuse only one that names
+    nothing: no words, or a lone word naming no combatant ("Later.", "wait"), which says
+    no event.
+    """
+    words = _words(text)
+    if not words:
+        raise RuleError(f"{what} must be declared, written as a sentence ({example})")
+    names = {w for t in state.tokens.values() for w in (*_words(t.name), t.id.lower())}
+    if len(words) == 1 and words[0] not in names:
+        raise RuleError(f"{what} cannot be generic: {text.strip()!r} names nothing (no "
+                        f"event, no one); say what must happen ({example})")
+    return text.strip()
 
 
 def _in_combat(state: Encounter) -> bool:
@@ -58,11 +80,15 @@ def _normal_round(rules: Rules, state: Encounter, what: str) -> Turns:
 
 
 def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
-    """"saving their turn until after a specified condition has been met"."""
+    """"saving their turn until after a specified condition has been met".
+
+    "It cannot be generic" is the Storyteller's call: a condition that names something
+    stands at once, and the GM may reject it (``reject_hold``) until the next token acts.
+    """
     state = ctx.state
     turns = _normal_round(rules, state, "holding a turn")
     token = rules.acting(state, cmd.actor)
-    if turns.resumed:
+    if turns.resumed and turns.rejected != token.id:
         raise RuleError(f"{token.name} is taking a held turn already; it cannot be held again")
     if turns.used:
         raise RuleError(f"{token.name} has acted this turn ({' + '.join(turns.used)}); a turn "
@@ -73,10 +99,33 @@ def hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         if other.id == token.id:
             raise RuleError(f"{token.name} cannot wait for their own turn")
         text = f"I wait until {other.name} has acted."
-    condition = rules.sentence(text, "the condition of a held turn", HOLD_EXAMPLE)
-    new = replace(turns, held=(*turns.held, (token.id, condition)))
+    condition = stated(state, text, "the condition of a held turn", HOLD_EXAMPLE)
+    new = replace(turns, held=(*turns.held, (token.id, condition)), pending=token.id)
     ctx.emit(ScheduleChanged(turns, new, f"{token.name} holds the turn: \"{condition}\""))
     rules.end_turn(ctx, token.id)
+
+
+def reject_hold(rules: Rules, ctx: Resolution, cmd: Act) -> None:
+    """The GM rules a held turn's condition too generic ("It cannot be generic"): the
+    hold is void and the turn comes back to its token at once, to act or hold again."""
+    state = ctx.state
+    turns = rules.turns(state)
+    who = cmd.detail.strip() or cmd.target
+    condition = turns.condition_of(who)
+    if turns.resumed:
+        raise RuleError(f"{rules.who(state, turns.resumed)}'s held turn is under way; end it "
+                        "first")
+    if condition is None or turns.pending != who:
+        raise RuleError(f"{rules.who(state, who)} has no held turn waiting for the GM's "
+                        "ruling (a condition stands once the next token acts)")
+    token = state.token(who)
+    held = tuple(h for h in turns.held if h[0] != who)
+    new = replace(turns, held=held, pending="", resumed=who, rejected=who,
+                  paused=turns.used, used=())
+    ctx.emit(ScheduleChanged(turns, new, f"the GM rejects {token.name}'s condition as too "
+                                         f"generic (\"{condition}\"): {token.name}'s turn "
+                                         f"comes back now, to act or hold with a specific "
+                                         f"condition; {rules.who(state, turns.current)} waits"))
 
 
 def resume(rules: Rules, ctx: Resolution, cmd: Act) -> None:
@@ -94,7 +143,7 @@ def resume(rules: Rules, ctx: Resolution, cmd: Act) -> None:
     if not token.alive:
         raise RuleError(f"{token.name} is dead: the held turn is lost")
     held = tuple(h for h in turns.held if h[0] != who)
-    new = replace(turns, held=held, resumed=who, paused=turns.used, used=())
+    new = replace(turns, held=held, resumed=who, paused=turns.used, used=(), pending="")
     ctx.emit(ScheduleChanged(turns, new, f"the GM resumes {token.name}'s held turn "
                                          f"(\"{condition}\"); "
                                          f"{rules.who(state, turns.current)} waits"))
@@ -113,7 +162,7 @@ def abstain(rules: Rules, ctx: Resolution, cmd: Act) -> None:
         raise RuleError(f"{token.name} already abstains this turn ({token.values['abstain']})")
     if "standard" in rules.turns(state).used:
         raise RuleError(f"{token.name} has already acted this turn; abstaining comes first")
-    intent = rules.sentence(cmd.detail, "the intent of abstaining",
+    intent = stated(state, cmd.detail, "the intent of abstaining",
                             "\"I stay out of the fight and run for the door.\"")
     rules.set_value(ctx, token, "abstain", intent, "abstains from combat this turn")
     ctx.emit(Said(f"{token.name} abstains from combat: \"{intent}\"", token.id))
@@ -231,7 +280,8 @@ def no_advantage(rules: Rules, ctx: Resolution, cmd: Act) -> None:
 
 
 HANDLERS: dict[str, Callable[[Rules, Resolution, Act], None]] = {
-    "hold": hold, "resume": resume, "abstain": abstain, "full_round": full_round,
+    "hold": hold, "reject_hold": reject_hold, "resume": resume, "abstain": abstain,
+    "full_round": full_round,
     "withdraw": withdraw, "standard": standard, "bonus": bonus, "opportunity": opportunity,
     "surprise": surprise, "initiator": initiator, "no_advantage": no_advantage,
 }

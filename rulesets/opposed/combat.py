@@ -61,6 +61,8 @@ class Strike:
     damage_flat: int
     damage_text: str
     crit_text: str
+    crit_said: str
+    """What the log says a critical's damage rolls ("damage rolls the next tier's dice")."""
     armour: DiceSet
     armour_text: str
     stun: bool
@@ -98,8 +100,7 @@ def roll_strike(rules: Rules, ctx: Resolution, s: Strike, label: str) -> bool:
     else:
         crit, tally = False, f"attack {atk}, {s.why_not}"
     if crit:
-        ctx.emit(Said(f"critical: {tally}, at least double: damage rolls the next "
-                      f"tier's dice", attacker.id))
+        ctx.emit(Said(f"critical: {tally}, at least double: {s.crit_said}", attacker.id))
     else:
         ctx.emit(Said(f"{label} hits: {tally}", attacker.id))
     dice = s.crit_damage if crit else s.damage

@@ -103,19 +103,15 @@ class Challenge(Table):
     bonus: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
 
 
-class Hold(Table):
-    """[hold]: what makes a held turn's condition too generic."""
-
-    min_words: Annotated[int, msgspec.Meta(ge=1, le=50)] = 4
-    generic: tuple[str, ...] = ()
-
-
 class Opportunity(Table):
     """[opportunity]: the roll that decides an attack of opportunity."""
 
     die: Annotated[int, msgspec.Meta(ge=2, le=1000)] = 100
     take_at_most: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 50
     decide: Literal["roll", "take", "pass"] = "roll"
+    run: Literal["leaving_reach", "abstaining"] = "leaving_reach"
+    """Which moves are a run that may draw one: ``leaving_reach``, any move out of a
+    fighting enemy's reach; ``abstaining``, only a move of a token abstaining this turn."""
 
     def __post_init__(self) -> None:
         if self.take_at_most > self.die:
@@ -145,7 +141,6 @@ class Data(RulesetData, kw_only=True):
     turn: Turn
     order: Order = msgspec.field(default_factory=Order)
     challenge: Challenge = msgspec.field(default_factory=Challenge)
-    hold: Hold = msgspec.field(default_factory=Hold)
     opportunity: Opportunity = msgspec.field(default_factory=Opportunity)
     health: Health = msgspec.field(default_factory=Health)
     surprise: Surprise = msgspec.field(default_factory=Surprise)

@@ -21,7 +21,6 @@ through events, so undo, redo and replay are exact:
 from __future__ import annotations
 
 import dataclasses
-import string
 
 from msgspec.structs import replace
 
@@ -74,8 +73,8 @@ class Run(Command, frozen=True, tag="opposed_run"):
     """``"take"``, ``"pass"``, ``"roll"``; empty: the GM's standing choice, else the data's."""
 
 
-def _words(text: str) -> list[str]:
-    return text.lower().strip().strip(string.punctuation + "\u201c\u201d\u2018\u2019 ").split()
+def _mean(d: DiceSet) -> float:
+    return d[0] * (d[1] + 1) / 2
 
 
 class Opposed(Ruleset):
@@ -92,7 +91,6 @@ class Opposed(Ruleset):
         block.need("shield", "choice", among=self.data.shields, table="shields")
         block.need("armour", "choice", among=self.data.armour, table="armour")
         self.tier_dice = tuple(parse_dice(t.dice) for t in self.data.tiers)
-        self.generic = {" ".join(_words(g)) for g in self.data.hold.generic}
 
     # --- a token's numbers ---------------------------------------------------------
 
@@ -352,6 +350,9 @@ class Opposed(Ruleset):
             if t is not None and t.alive:
                 break
             nxt = nxt.next_turn()
+        # A condition the GM may still reject stays open only past the holder's own end
+        # of turn: another token ending its turn has let it stand.
+        nxt = replace(nxt, pending=turns.pending if turns.pending == current else "")
         if nxt.round != turns.round:
             ctx.emit(RoundChanged(state.round, nxt.round))
             self._new_round(ctx)
@@ -391,30 +392,44 @@ class Opposed(Ruleset):
     # --- health ---------------------------------------------------------------------------
 
     def harm(self, ctx: Resolution, token: Token, amount: int, why: str) -> None:
-        """Take ``amount`` off Health and move along the road from falling to death."""
+        """Take ``amount`` off Health and move one way along the road from falling to death.
+
+        A hit moves the health state in order: a healthy token falls (however low its
+        Health goes); a falling one stays falling (only its next turn makes it
+        incapacitated); only "while incapacitated" do the thresholds count:
+        unconscious at −½ Vigor, dead below −Vigor.
+        """
         ctx.emit(HpChanged(token.id, token.hp, max(-10_000, token.hp - amount), why))
-        self.settle(ctx, token)
+        self.settle(ctx, token, hit=True)
 
     def hp_set(self, ctx: Resolution, token: Token) -> None:
         self.settle(ctx, token)
 
-    def settle(self, ctx: Resolution, token: Token) -> None:
-        """Set the health condition Health calls for."""
+    def settle(self, ctx: Resolution, token: Token, hit: bool = False) -> None:
+        """Set the health condition Health calls for (after a hit: at most the next state)."""
         vigor, hp = self.stat(token, "vigor"), token.hp
         dead = hp <= -vigor if self.data.health.dead_at_minus_vigor else hp < -vigor
-        if dead:
+        down = INCAPACITATED in token.conditions or UNCONSCIOUS in token.conditions
+        if hit and hp <= 0 and not down:
+            # "falling when they reach zero Health": the thresholds below are for damage
+            # taken "while incapacitated", which a healthy or falling token is not yet.
+            want, say = FALLING, (f"falling at Health {hp}: incapacitated unless healed "
+                                  "before the start of the next turn")
+        elif dead:
             want, say = DEAD, f"dead at Health {hp} (Vigor {vigor})"
         elif 2 * hp <= -vigor:
             want, say = UNCONSCIOUS, (f"unconscious at Health {hp} (negative half of Vigor "
                                       f"{vigor}): unable to act")
         elif hp <= 0:
-            if INCAPACITATED in token.conditions or UNCONSCIOUS in token.conditions:
+            if down:
                 want, say = INCAPACITATED, f"incapacitated at Health {hp}"
             else:
                 want, say = FALLING, (f"falling at Health {hp}: incapacitated unless healed "
                                       "before the start of the next turn")
         else:
             want, say = "", f"back on their feet at Health {hp}"
+        if hit and want == INCAPACITATED and UNCONSCIOUS in token.conditions:
+            want = UNCONSCIOUS  # a hit never wakes anyone
         have = [c for c in HEALTH if c in token.conditions]
         if have == ([want] if want else []):
             return
@@ -485,9 +500,12 @@ class Opposed(Ruleset):
         turns = state.schedule
         u = self.manifest.units
         speed = self.speed(token)
+        # What leaving each reach brings, in the order the path leaves them.
+        risks = views.opportunity_notes(self, state, token, plan.leaves)
         if token.values.get("withdrawing"):
             moved = float(token.values.get("moved") or 0) + plan.cost
-            return f"withdrawal: {u.of(moved)} of {u.of(2 * speed)} after this"
+            return "; ".join([f"withdrawal: {u.of(moved)} of {u.of(2 * speed)} after this",
+                              *risks])
         # The same count _move takes: a path longer than one move's speed is two moves.
         n = 1 if plan.cost <= speed + 1e-9 else 2
         before = turns.used
@@ -504,14 +522,16 @@ class Opposed(Ruleset):
                 if allowed((*before, k), shapes) and not allowed((*after, k), shapes)]
         left = remaining(after, shapes)
         tail = f"left: {' or '.join(left)}" if left else "nothing left this turn"
-        return f"{head}: {'; '.join([*lost, tail])}"
+        return f"{head}: {'; '.join([*lost, tail, *risks])}"
 
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview:
         if isinstance(cmd, Attack):
             return self._preview_attack(state, cmd.actor, cmd.target, cmd.weapon, None)
         if isinstance(cmd, Act) and cmd.action.startswith("flourish:"):
             return self._preview_attack(state, cmd.actor, cmd.target, "",
-                                        self._flourish(cmd.action))
+                                        self._flourish(cmd.action), cmd.detail)
+        if isinstance(cmd, Act) and cmd.action == "strike":
+            return self._preview_attack(state, cmd.actor, cmd.target, "", None, cmd.detail)
         if isinstance(cmd, Run):
             return self.preview_move(state, Move(cmd.actor, cmd.path), version)
         return super().preview(state, cmd, version)
@@ -544,6 +564,11 @@ class Opposed(Ruleset):
                 ctx.emit(Said(f"{token.name} withdraws from {enemy.name}'s reach: "
                               "no attack of opportunity", token.id))
                 continue
+            if not self.runs(token):
+                ctx.emit(Said(f"{token.name} steps out of {enemy.name}'s reach: not a "
+                              "declared run (no abstaining), no attack of opportunity",
+                              token.id))
+                continue
             if self._opportunity(ctx, enemy, token, stance):
                 stop = min(stop, step)
                 self.set_value(ctx, token, "stopped", enemy.name,
@@ -558,6 +583,11 @@ class Opposed(Ruleset):
         for enemy_id, step in plan.leaves:
             if step <= stop:
                 ctx.emit(LeftReach(token.id, enemy_id, step))
+
+    def runs(self, token: Token) -> bool:
+        """Whether ``token`` moving out of a reach is a run that may draw an attack of
+        opportunity (``[opportunity] run``: any such move, or only while abstaining)."""
+        return self.data.opportunity.run == "leaving_reach" or bool(token.values.get("abstain"))
 
     def _opportunity(self, ctx: Resolution, enemy: Token, runner: Token, stance: str) -> bool:
         """The GM's side decides on an attack of opportunity; True when it hits."""
@@ -618,7 +648,7 @@ class Opposed(Ruleset):
 
     def strike(self, state: Encounter, attacker: Token, defender: Token,
                flourish: Flourish | None, weapon_key: str = "",
-               check_reach: bool = True) -> Strike:
+               check_reach: bool = True, critical: str = "") -> Strike:
         """Check an attack and work out its numbers (changes nothing)."""
         if defender.id == attacker.id:
             raise RuleError(f"{attacker.name} cannot attack themself")
@@ -647,10 +677,42 @@ class Opposed(Ruleset):
                 if cost > self.points(attacker, key):
                     raise RuleError(f"{flourish.name} costs {cost} {key}; {attacker.name} has "
                                     f"{self.points(attacker, key)}")
-        return self._numbers(state, attacker, defender, weapon, flourish)
+        return self._numbers(state, attacker, defender, weapon, flourish, critical)
+
+    def next_tier_dice(self, attacker: Token) -> DiceSet:
+        """The damage dice "of the next whole skill tier of their weapon skill" (the top
+        tier has none above: its own)."""
+        i = self.tier(self.stat(attacker, "weapon_sl"))
+        return self.tier_dice[min(i + 1, len(self.tier_dice) - 1)]
+
+    def critical_choice(self, attacker: Token, critical: str = "") -> str:
+        """``"next"`` or ``"normal"``: the dice a critical rolls. "the attacker may roll"
+        the next tier's dice: ``critical`` is the attacker's choice (a word starting
+        ``next`` or ``normal``); empty, the better one (higher mean; a tie: the next
+        tier's, as the text names it)."""
+        word = critical.strip().lower()
+        if word.startswith("next"):
+            return "next"
+        if word.startswith("normal"):
+            return "normal"
+        if word:
+            raise RuleError(f"a critical rolls the next tier's dice or the normal ones: say "
+                            f"'next' or 'normal', not {critical!r}")
+        upper = self.next_tier_dice(attacker)
+        form = self.skill(attacker, "form_sl")[0]
+        return "normal" if _mean(form) > _mean(upper) else "next"
+
+    def critical_choices(self, attacker: Token) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The odds card's choice of a critical's dice, when the two differ (else none)."""
+        upper = self.next_tier_dice(attacker)
+        form = self.skill(attacker, "form_sl")[0]
+        if upper == form:
+            return ()
+        return (("Critical damage", (f"next-tier dice ({dice_text(upper)})",
+                                     f"normal dice ({dice_text(form)})")),)
 
     def _numbers(self, state: Encounter, attacker: Token, defender: Token, weapon: Weapon,
-                 flourish: Flourish | None) -> Strike:
+                 flourish: Flourish | None, critical: str = "") -> Strike:
         atk, sl, text = self.skill(attacker, "weapon_sl")
         bonus, bonus_why = self._bonus(attacker)
         f_atk = flourish.attack if flourish else 0
@@ -673,7 +735,9 @@ class Opposed(Ruleset):
         if shield[0]:
             dparts += f" + {dice_text(shield)} ({self._gear(defender, 'shield').name})"
         form, fsl, ftext = self.skill(attacker, "form_sl")
-        crit = self.tier_dice[min(self.tier(sl) + 1, len(self.tier_dice) - 1)]
+        upper = self.next_tier_dice(attacker)
+        keep = self.critical_choice(attacker, critical) == "normal"
+        crit = form if keep else upper
         f_dmg = flourish.damage if flourish else 0
         dflat = fsl + weapon.damage + f_dmg
         extra = ((f"{plus(weapon.damage)} ({weapon.name})" if weapon.damage else "")
@@ -686,7 +750,11 @@ class Opposed(Ruleset):
             not why_not, why_not, dfn, dsl, shield, dparts, not (surprise and weapon.ranged),
             form, crit, dflat,
             f"{dice_text(form)} + {fsl} (Combat Form {ftext}){extra}",
+            f"{dice_text(form)} + {fsl} (Combat Form {ftext}, kept over the next tier's "
+            f"{dice_text(upper)}){extra}" if keep else
             f"{dice_text(crit)} (next tier above weapon {text}) + {fsl} (Combat Form){extra}",
+            f"{attacker.name} keeps the normal damage dice ({dice_text(form)}, not the next "
+            f"tier's {dice_text(upper)})" if keep else "damage rolls the next tier's dice",
             armour, f"{dice_text(armour)} ({self._gear(defender, 'armour').name}, no modifier)",
             bool(flourish and flourish.stun), bonus, bonus_why)
 
@@ -697,19 +765,20 @@ class Opposed(Ruleset):
         return 0, ""
 
     def _check_attack(self, state: Encounter, actor: str, target: str, weapon: str,
-                      flourish: Flourish | None) -> Strike:
+                      flourish: Flourish | None, critical: str = "") -> Strike:
         attacker = self.acting(state, actor, ("standard",))
         reason = self.attack_refusal(state, attacker)
         if reason:
             raise RuleError(reason)
         if not target:
             raise RuleError("an attack needs a target")
-        return self.strike(state, attacker, state.token(target), flourish, weapon)
+        return self.strike(state, attacker, state.token(target), flourish, weapon,
+                           critical=critical)
 
     def _attack(self, ctx: Resolution, actor: str, target: str, weapon: str,
-                flourish: Flourish | None) -> None:
+                flourish: Flourish | None, critical: str = "") -> None:
         state = ctx.state
-        s = self._check_attack(state, actor, target, weapon, flourish)
+        s = self._check_attack(state, actor, target, weapon, flourish, critical)
         attacker = state.tokens[actor]
         label = flourish.name if flourish else "attack"
         self.take(ctx, attacker, ("standard",), f"{label} on {state.tokens[target].name}")
@@ -729,9 +798,9 @@ class Opposed(Ruleset):
         roll_strike(self, ctx, s, label)
 
     def _preview_attack(self, state: Encounter, actor: str, target: str, weapon: str,
-                        flourish: Flourish | None) -> Preview:
+                        flourish: Flourish | None, critical: str = "") -> Preview:
         try:
-            s = self._check_attack(state, actor, target, weapon, flourish)
+            s = self._check_attack(state, actor, target, weapon, flourish, critical)
         except RuleError as err:
             return Preview(False, str(err))
         defender = state.tokens[target]
@@ -742,10 +811,17 @@ class Opposed(Ruleset):
                  f"damage {s.damage_text}; critical (at least double): {s.crit_text}"
                  if s.can_crit else f"damage {s.damage_text}",
                  f"armour {s.armour_text}" if s.armour[0] else "no armour"]
+        attacker = state.tokens[actor]
+        upper = self.next_tier_dice(attacker)
+        if s.can_crit and upper != s.damage:
+            # "the attacker may roll" the next tier's dice: both, so the GM sees the better.
+            notes.append(f"a critical may roll the next tier's {dice_text(upper)} "
+                         f"(mean {_mean(upper) + s.damage_flat:g}) or the normal "
+                         f"{dice_text(s.damage)} (mean {_mean(s.damage) + s.damage_flat:g}), "
+                         "before armour")
         if s.stun:
             notes.append(f"a hit stuns {defender.name} for the rest of the round")
         notes.append("damage shown is after armour")
-        attacker = state.tokens[actor]
         turns = state.schedule if isinstance(state.schedule, Turns) else None
         # A held turn of the other side may cut in when its condition comes true: the GM
         # decides (resume), so the card names it and its odds stay those of the attack.
@@ -754,32 +830,27 @@ class Opposed(Ruleset):
                      "resume it first, before this attack")
             for who, condition in (turns.held if turns is not None else ())
             if who in state.tokens and state.tokens[who].side != attacker.side)
+        # The card lists the odds' lines; the same words again as notes would print twice
+        # on a card with a choice (the critical's dice).
         return Preview(True, odds=dataclasses.replace(result, lines=tuple(notes),
-                                                      reactions=waiting),
-                       notes=tuple(notes))
+                                                      reactions=waiting))
 
     # --- other actions --------------------------------------------------------------------
 
     def _act(self, ctx: Resolution, cmd: Act) -> None:
         head = cmd.action.partition(":")[0]
         if head == "flourish":
-            self._attack(ctx, cmd.actor, cmd.target, "", self._flourish(cmd.action))
+            self._attack(ctx, cmd.actor, cmd.target, "", self._flourish(cmd.action),
+                         cmd.detail)
+            return
+        if head == "strike":
+            self._attack(ctx, cmd.actor, cmd.target, "", None, cmd.detail)
             return
         handler = acts.HANDLERS.get(head)
         if handler is None:
             raise RuleError(f"there is no action {cmd.action!r} (actions: "
-                            f"{', '.join(['flourish:<name>', *acts.HANDLERS])})")
+                            f"{', '.join(['strike', 'flourish:<name>', *acts.HANDLERS])})")
         handler(self, ctx, cmd)
-
-    def sentence(self, text: str, what: str, example: str) -> str:
-        """``text`` as a specific sentence, or RuleError when it is generic."""
-        words = _words(text)
-        if not words:
-            raise RuleError(f"{what} must be declared, written as a sentence ({example})")
-        if " ".join(words) in self.generic or len(words) < self.data.hold.min_words:
-            raise RuleError(f"{what} cannot be generic: {text.strip()!r} is not specific; "
-                            f"write it as a sentence ({example})")
-        return text.strip()
 
     def set_value(self, ctx: Resolution, token: Token, key: str, value: Json, why: str) -> None:
         ctx.emit(ValueChanged(token.id, key, token.values.get(key), value, why))

@@ -35,6 +35,12 @@ class Turns(OrderedTurns, frozen=True, tag="opposed_turns"):
     """A held token taking its turn now, ahead of the one whose turn it is."""
     paused: tuple[Text, ...] = ()
     """What the interrupted token had used before the resumed turn cut in."""
+    pending: Text = ""
+    """A token whose held turn's condition the GM has not ruled on yet: accepted unless
+    the GM rejects it before the next token acts."""
+    rejected: Text = ""
+    """A token taking its turn again because the GM rejected its held turn's condition:
+    it may act, or hold again with another condition."""
 
     @property
     def current(self) -> str | None:
@@ -54,12 +60,12 @@ class Turns(OrderedTurns, frozen=True, tag="opposed_turns"):
 
     def take(self, kinds: Sequence[str]) -> Turns:
         """The acting token takes actions of these kinds (checked by the rules first)."""
-        return replace(self, used=(*self.used, *kinds))
+        return replace(self, used=(*self.used, *kinds), pending="")
 
     def next_turn(self) -> Turns:
         """End the turn: back to an interrupted token, or the next in the order."""
         if self.resumed:
-            return replace(self, resumed="", used=self.paused, paused=())
+            return replace(self, resumed="", used=self.paused, paused=(), rejected="")
         nxt = super().end_turn()
         assert isinstance(nxt, Turns)
         return replace(nxt, used=())

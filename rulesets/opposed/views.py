@@ -3,6 +3,7 @@ the action options. Plain view-models built from the state; nothing here changes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -26,11 +27,15 @@ class Rules(Protocol):
     def weapon_of(self, token: Token) -> Weapon: ...
     def speed(self, token: Token) -> float: ...
     def stopped(self, token: Token) -> str: ...
+    def critical_choice(self, attacker: Token, critical: str = "") -> str: ...
+    def critical_choices(self, attacker: Token) -> tuple[tuple[str, tuple[str, ...]], ...]: ...
     def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]: ...
     def turn_refusal(self, state: Encounter, actor: str) -> str: ...
     def shape_refusal(self, turns: Turns, token: Token, kinds: tuple[str, ...]) -> str: ...
     def attack_refusal(self, state: Encounter, attacker: Token) -> str: ...
     def move_budget(self, state: Encounter, token: Token) -> float | None: ...
+    def fights(self, token: Token) -> bool: ...
+    def runs(self, token: Token) -> bool: ...
     def preview(self, state: Encounter, cmd: Command, version: object = None) -> Preview: ...
 
 
@@ -62,7 +67,8 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
         if tid == turns.in_order and turns.resumed:
             detail.append(f"waits for {rules.who(state, turns.resumed)}'s held turn")
         if condition is not None:
-            detail.append(f"held: \"{condition}\"")
+            detail.append(f"held: \"{condition}\""
+                          + (" (the GM may reject it)" if turns.pending == tid else ""))
         if t.values.get("abstain"):
             detail.append(f"abstains: \"{t.values['abstain']}\"")
         rows.append(OrderRow(tid, t.name, t.side, f"#{i + 1}", status, "; ".join(detail)))
@@ -96,16 +102,28 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                              "token")]
     reason = rules.turn_refusal(state, actor)
 
+    # "the attacker may roll the damage dice ... of the next whole skill tier": where
+    # those differ from the normal dice, the odds card asks which, the better picked.
+    crit = rules.critical_choices(token)
+    best = ""
+    if crit:
+        values = crit[0][1]
+        best = values[1] if rules.critical_choice(token) == "normal" else values[0]
+
     def option(key: str, label: str, target: Aim, kinds: tuple[str, ...],
                attack: bool = False, detail: str = "") -> ActionOption:
         why = reason or (rules.shape_refusal(turns, token, kinds) if kinds else "")
         if not why and attack:
             why = rules.attack_refusal(state, token)
+        if attack and crit:
+            return ActionOption(key, label, target, not why, why, best, crit)
         return ActionOption(key, label, target, not why, why, detail)
 
     weapon = rules.weapon_of(token)
     budget = rules.move_budget(state, token) or 0.0
-    opts = [option("attack", f"Attack ({weapon.name})", "token", ("standard",), True)]
+    # An Attack command names a weapon, not dice: with a choice to make, an Act "strike".
+    opts = [option("strike" if crit else "attack", f"Attack ({weapon.name})", "token",
+                   ("standard",), True)]
     for f in rules.data.flourishes.values():
         costs = [f"{n} {k}" for k, n in (("stamina", f.stamina), ("faith", f.faith)) if n]
         o = option(f"flourish:{f.key}", f"Flourish: {f.name} ({', '.join(costs) or 'free'})",
@@ -113,9 +131,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         short = [f"{k} {rules.points(token, k)}" for k, n in
                  (("stamina", f.stamina), ("faith", f.faith)) if n > rules.points(token, k)]
         if o.enabled and short:
-            o = ActionOption(o.key, o.label, "token", False,
-                             f"{f.name} costs {', '.join(costs)}; {token.name} has "
-                             f"{', '.join(short)}")
+            o = replace(o, enabled=False, reason=f"{f.name} costs {', '.join(costs)}; "
+                                                 f"{token.name} has {', '.join(short)}")
         opts.append(o)
     move = ActionOption("move", f"Move ({rules.speed(token):g} m a move action)", "cell",
                         budget > 0, "" if budget > 0 else
@@ -135,7 +152,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             _tried(rules, state, "abstain", "Abstain: stay out of the fight this turn",
                    Act(actor, "abstain", detail="I stay out of the fight and keep my distance.")),
             prompt=f"What does {token.name} mean to do instead? (their declared intent)"))
-        hold_why = reason or ("a held turn cannot be held again" if turns.resumed else "") \
+        again = turns.resumed and turns.rejected != actor
+        hold_why = reason or ("a held turn cannot be held again" if again else "") \
             or (f"{token.name} has acted this turn; a turn is held before any action"
                 if turns.used else "")
         opts.append(ActionOption("hold", "Hold the turn until the target has acted", "token",
@@ -145,6 +163,13 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             hold_why, "I wait until an enemy comes within reach of my spear.",
             prompt=f"{token.name} holds the turn until what happens? A specific condition, "
                    "as a sentence (\"until later\" is too vague)."))
+    if turns.pending and turns.condition_of(turns.pending) is not None:
+        # "It cannot be generic": the Storyteller's call, one click until the next acts.
+        name = rules.who(state, turns.pending)
+        opts.append(_tried(rules, state, "reject_hold",
+                           f"GM: reject {name}'s condition as too generic "
+                           f"(\"{turns.condition_of(turns.pending)}\")",
+                           Act(actor, "reject_hold", detail=turns.pending)))
     for who, condition in turns.held:
         name = rules.who(state, who)
         opts.append(_tried(rules, state, "resume", f"Resume {name}'s held turn "
@@ -168,3 +193,41 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         f"it is {rules.who(state, turns.current)}'s turn"
     opts.append(ActionOption("end_turn", "End turn", "none", not end_why, end_why))
     return opts
+
+
+def both(names: Sequence[str]) -> str:
+    """"a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def opportunity_notes(rules: Rules, state: Encounter, runner: Token,
+                      leaves: Sequence[tuple[str, int]]) -> list[str]:
+    """What leaving these reaches will bring, a clause a kind, for the move's preview."""
+    enemies = [state.tokens[e] for e, _ in sorted(leaves, key=lambda p: p[1])
+               if e in state.tokens and rules.fights(state.tokens[e])]
+    if not enemies:
+        return []
+    if runner.values.get("withdrawing"):
+        return ["a withdrawal: no attack of opportunity"]
+    if not rules.runs(runner):
+        return [f"not a run ({runner.name} does not abstain): no attack of opportunity"]
+    o = rules.data.opportunity
+    stance = str(state.data.get("opportunity") or o.decide)
+    if stance == "pass":
+        return ["the GM lets runners go: no attack of opportunity"]
+
+    def barred(enemy: Token) -> bool:
+        mine = enemy.values.get("no_return")
+        return isinstance(mine, tuple) and runner.id in mine
+
+    drawn = [t.name for t in enemies if not barred(t)]
+    back = [t.name for t in enemies if barred(t)]
+    out = []
+    if drawn:
+        how = "the GM: always taken" if stance == "take" else \
+            f"d{o.die}: taken on {o.take_at_most} or less"
+        what = "an attack" if len(drawn) == 1 else "attacks"
+        out.append(f"draws {what} of opportunity from {both(drawn)} ({how})")
+    if back:
+        out.append(f"{both(back)} cannot attack {runner.name} back: no attack of opportunity")
+    return out

@@ -3,7 +3,9 @@
 A scenario is a JSON-lines file under ``tests/scenarios/<ruleset id>/``:
 
 * line 1: ``{"encounter": {...}}`` — the ``encounter`` body of a .tacmap file
-  (its ``ruleset`` names the ruleset);
+  (its ``ruleset`` names the ruleset); ``"ruleset_data": {"table": {"key": v}}``
+  beside it plays the scenario under those ruleset.toml values instead (a reading
+  the GM may choose), the rest of the file as shipped;
 * then steps, each one of
   ``{"command": {...}, "dice": [4, 6], "events": [{...}, ...]}`` — run the
   command with exactly these faces (all must be used); each expected event
@@ -19,6 +21,7 @@ A scenario is a JSON-lines file under ``tests/scenarios/<ruleset id>/``:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -51,6 +54,16 @@ def build_state(body: dict[str, Any], registry: Registry) -> Encounter:
     return storage.loads(json.dumps(doc), registry).state
 
 
+def _merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes`` laid over it, table by table."""
+    out = dict(base)
+    for key, value in changes.items():
+        old = out.get(key)
+        out[key] = _merged(old, value) if isinstance(old, dict) and isinstance(value, dict) \
+            else value
+    return out
+
+
 def _subset(expected: Any, actual: Any) -> bool:
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(
@@ -75,7 +88,11 @@ def run(path: Path, registry: Registry) -> Referee:
     head = lines[0]
     assert "encounter" in head, f"{path}: line {head['_line']} must hold the encounter"
     state = build_state(head["encounter"], registry)
-    referee = Referee(state, registry.get(state.ruleset))
+    rules = registry.get(state.ruleset)
+    if "ruleset_data" in head:
+        data = _merged(rules.manifest.data, head["ruleset_data"])
+        rules = type(rules)(dataclasses.replace(rules.manifest, data=data))
+    referee = Referee(state, rules)
     for step in lines[1:]:
         where = f"{path.name}:{step['_line']}"
         if "command" in step:

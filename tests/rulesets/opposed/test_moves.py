@@ -4,12 +4,14 @@ Move Action > End OR Full Round Action > End")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from tacmap.engine.commands import Attack, Move, StartCombat
+from tacmap.engine.commands import Act, Attack, Move, StartCombat
 from tacmap.engine.errors import RuleError
 from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import MapSpec, Token, Wall
 
 
@@ -68,3 +70,39 @@ def test_the_drag_preview_says_what_a_move_then_a_nudge_spend(registry: Registry
     # Beside Brak now, and no attack left, as the preview said.
     refused = ref.preview(Attack("ana", "brak"))
     assert not refused.legal and "cannot add standard" in refused.reason
+
+
+def side_by_side(rules: Ruleset) -> Referee:
+    """Ana at (2,2) beside Brak at (3,2); Ana's turn."""
+    state = rules.new_encounter("t", seed=1)
+    state.map = MapSpec(20, 8)
+    state.tokens = {
+        "ana": Token("ana", "Ana", "party", 2, 2, hp=20, max_hp=20),
+        "brak": Token("brak", "Brak", "foes", 3, 2, hp=20, max_hp=20),
+    }
+    ref = Referee(state, rules)
+    ref.execute(StartCombat(("ana", "brak")))
+    return ref
+
+
+def test_the_move_preview_says_whether_leaving_a_reach_draws_an_attack_of_opportunity(
+        registry: Registry) -> None:
+    # "If they are adjacent to or within reach of a potential enemy combatant and declare
+    # that they intend to run, that play may be subject to attacks of opportunity."
+    rules = registry.get("opposed")
+    ref = side_by_side(rules)
+    step = ref.preview(Move("ana", ((1, 2),)))
+    assert step.uses.endswith("; draws an attack of opportunity from Brak "
+                              "(d100: taken on 60 or less)")
+    ref.execute(Act("ana", "opportunity:pass"))
+    assert ref.preview(Move("ana", ((1, 2),))).uses.endswith(
+        "; the GM lets runners go: no attack of opportunity")
+    # The other reading: only an abstaining character's move is a run.
+    data = {**rules.manifest.data, "opportunity": {**rules.manifest.data["opportunity"],
+                                                   "run": "abstaining"}}
+    ref = side_by_side(type(rules)(replace(rules.manifest, data=data)))
+    assert ref.preview(Move("ana", ((1, 2),))).uses.endswith(
+        "; not a run (Ana does not abstain): no attack of opportunity")
+    ref.execute(Act("ana", "abstain", detail="I run for the boats."))
+    assert ref.preview(Move("ana", ((1, 2),))).uses.endswith(
+        "; draws an attack of opportunity from Brak (d100: taken on 60 or less)")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -173,3 +174,64 @@ def test_a_gm_heal_or_wound_settles_health_at_once(registry: Registry) -> None:
     assert Said("Brak is back on their feet at Health 5", "brak") in events
     ref.undo()
     assert "unconscious" in ref.state.tokens["brak"].conditions
+
+
+def test_the_attack_offers_the_criticals_dice_with_the_better_picked(
+        registry: Registry) -> None:
+    # "the attacker may roll the damage dice ... of the next whole skill tier": a weapon
+    # Novice (next tier 2d8) with an Expert form (2d10) is better off keeping 2d10.
+    ref = referee(registry, ana={"weapon_sl": 1, "form_sl": 7}, brak={"defense_sl": 0})
+    ref.execute(StartCombat(("ana", "brak")))
+    attack = ref.ruleset.actions_for(ref.state, "ana")[0]
+    assert attack.label == "Attack (sword)" and attack.enabled
+    assert attack.choices == (("Critical damage", ("next-tier dice (2d8)",
+                                                   "normal dice (2d10)")),)
+    assert attack.detail == "normal dice (2d10)"
+    kept = ref.preview(command_for("ana", attack, "brak"))
+    upper = ref.preview(command_for("ana", replace(attack, detail="next-tier dice (2d8)"),
+                                    "brak"))
+    assert kept.odds is not None and upper.odds is not None
+    assert kept.odds.success == upper.odds.success
+    assert kept.odds.mean_damage > upper.odds.mean_damage
+    assert any("2d10 + 7 (Combat Form Expert SL 7, kept over the next tier's 2d8)" in line
+               for line in kept.odds.lines)
+    # The flourishes carry the same choice.
+    feint = next(o for o in ref.ruleset.actions_for(ref.state, "ana")
+                 if o.key == "flourish:feint")
+    assert feint.choices == attack.choices and feint.detail == attack.detail
+
+
+def test_no_criticals_choice_where_both_dice_are_the_same(registry: Registry) -> None:
+    # Weapon Novice, form Journeyman: the next tier's dice are the form's own 2d8.
+    ref = referee(registry, ana={"weapon_sl": 1, "form_sl": 4})
+    ref.execute(StartCombat(("ana", "brak")))
+    attack = ref.ruleset.actions_for(ref.state, "ana")[0]
+    assert attack.key == "attack" and attack.choices == ()
+
+
+def test_the_gm_may_reject_a_condition_with_one_click_until_the_next_token_acts(
+        registry: Registry) -> None:
+    ref = referee(registry)
+    ref.state.tokens["brak"].x = 8
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Act("ana", "hold", detail="I will wait until something happens."))
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None
+    assert order.rows[0].detail.endswith(
+        'held: "I will wait until something happens." (the GM may reject it)')
+    reject = next(o for o in ref.ruleset.actions_for(ref.state, "brak")
+                  if o.key == "reject_hold")
+    assert reject.enabled
+    assert reject.label == ("GM: reject Ana's condition as too generic "
+                            "(\"I will wait until something happens.\")")
+    ref.execute(command_for("brak", reject))
+    order = ref.ruleset.turn_order(ref.state)
+    assert order is not None and [r.state for r in order.rows] == ["acting", "waiting"]
+    hold = next(o for o in ref.ruleset.actions_for(ref.state, "ana")
+                if o.key == "hold" and o.target == "none")
+    assert hold.enabled  # the turn came back to Ana: she may hold again, specifically
+    ref.undo()
+    assert ref.state.schedule is not None
+    assert any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
+    ref.execute(Move("brak", ((7, 2),)))  # Brak acts: Ana's condition stands
+    assert not any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
