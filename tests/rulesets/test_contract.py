@@ -102,8 +102,18 @@ class Table:
         enabled = [o for o in options if o.enabled and o.key != "end_turn"]
         if enabled and not self.buttons():
             self.problems.append(f"the Actions panel is empty while {actor} can act")
+        # A ruleset may offer End turn disabled (a declared action still owed): then the
+        # button must be greyed too, and the GM takes an action instead.
+        end = next((o for o in options if o.key == "end_turn"), None)
+        if end is not None and not end.enabled:
+            if window.order_panel.end_button.isEnabled():
+                self.problems.append(f"End turn is offered disabled for {actor} "
+                                     f"({end.reason}) but its button is enabled")
+            if not enabled:
+                self.problems.append(f"{actor} can neither act nor end the turn: {end.reason}")
+                return
         # End the turn now and then, so rounds pass; otherwise take an action.
-        if not enabled or self.rng.random() < 0.3:
+        elif not enabled or self.rng.random() < 0.3:
             self.counts["end turn"] += 1
             before = len(window.session.referee.log)
             window.order_panel.end_button.click()
