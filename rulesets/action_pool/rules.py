@@ -8,6 +8,8 @@ and replay are exact. The token values:
 
 * ``pool``: dice in the combat pool.
 * ``faces``: the last pool roll, left to right.
+* ``discarded``: the successes of ``faces`` an ability discarded on top of the
+  failures, the leftmost ones (absent when none).
 * ``weapon``: the weapon in hand once it differs from the stat block's.
 * ``prepared``: prepared actions, each ``(do, trigger, by, weapon, uses)``.
 * ``reacted``: True after a reaction roll, when ``pool.reaction_refill`` is
@@ -50,6 +52,8 @@ from .data import Ability, Data, Weapon
 from .reactions import PREPARED, Strike
 
 DEAD = "dead"
+#: Token value: the successes an ability discarded from the last roll, the leftmost ones.
+DISCARDED = "discarded"
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -239,7 +243,7 @@ class ActionPool(Ruleset):
         ctx.emit(RoundChanged(state.round, 1))
         for tid in order:
             token = state.tokens[tid]
-            for key in ("faces", PREPARED, "reacted", "used"):
+            for key in ("faces", DISCARDED, PREPARED, "reacted", "used"):
                 if key in token.values:
                     ctx.emit(ValueChanged(tid, key, token.values[key], None, "a new fight"))
             if PREPARED in token.conditions:
@@ -537,6 +541,15 @@ class ActionPool(Ruleset):
         ctx.emit(ValueChanged(token.id, "faces", token.values.get("faces"), roll.faces,
                               f"successes {faces(kept)}; failures {faces(failed)}"))
         extra = min(discard, len(kept))
+        # Which successes an ability discards, so the pool panel strikes them out too: the
+        # seed does not say which; we take them from the left (README, item 12 of issue 26).
+        gone = tuple(kept[:extra])
+        before = token.values.get(DISCARDED)
+        if gone or before is not None:
+            name = ability.name if ability else "the ability"
+            ctx.emit(ValueChanged(token.id, DISCARDED, before, gone or None,
+                                  f"{name} discards {plural(extra, 'success', 'successes')} "
+                                  "on top of the failures" if gone else "a new roll"))
         lost = len(failed) + extra
         if lost == 0:
             return

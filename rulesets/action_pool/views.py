@@ -65,11 +65,20 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
         if not t.alive:
             notes.append("down")
         wins = tuple(f >= rules.data.pool.success_at for f in faces)
-        # The failures of the last roll are the dice that left the pool.
+        # The failures of the last roll left the pool, and so did the successes an ability
+        # discarded on top of them (Mighty Blow's [6 5 2 1] leaves nothing).
+        marks = t.values.get("discarded")
+        count = len(marks) if isinstance(marks, tuple) else 0
+        # An ability discards the leftmost successes (rules.py ``_drain``).
+        discarded = set([i for i, w in enumerate(wins) if w][:count])
+        if discarded:
+            notes.append(f"{plural(len(discarded), 'success', 'successes')} discarded by "
+                         "an ability")
         out.append(PoolView(t.id, t.name, faces, wins,
                             int(t.values.get("pool") or 0), rules.data.pool.die,
                             rules.refill(t)[0], "; ".join(notes),
-                            removed=tuple(not w for w in wins)))
+                            removed=tuple(not w or i in discarded
+                                          for i, w in enumerate(wins))))
     return out
 
 
