@@ -32,7 +32,7 @@ from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.engine.words import article
 
 from . import reactions
-from .data import Ability, Weapon
+from .data import ANY, Ability, Weapon
 from .reactions import Prepared
 
 #: The odds card's words for a prepared move, and the ``detail`` each stands for.
@@ -183,7 +183,7 @@ def entry(rules: Rules, state: Encounter, token: Token, by: Token, tail: str,
     elif kind != "generic":
         raise RuleError(f"{kind!r} cannot be prepared: prepare a dodge, an attack, an action "
                         "ability, a move, a skill, a quick action (generic) or wield:<weapon>")
-    return Prepared(do, trigger, by.id, reactions.ANY, rules.data.prepare.uses, what)
+    return Prepared(do, trigger, by.id, ANY, rules.data.prepare.uses, what)
 
 
 def response(rules: Rules, state: Encounter, p: Prepared) -> str:

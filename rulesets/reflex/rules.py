@@ -475,9 +475,9 @@ class Reflex(Ruleset):
             owed, lost = self.duty(state, rnd, token)
             if owed:
                 raise RuleError(owed)
-            plan = rnd.plan(token.id)
-            gone = f"{token.name}'s declared action is lost ({plan.words}): {lost}; " \
-                if lost and plan is not None else ""
+            declared = rnd.plan(token.id)
+            gone = f"{token.name}'s declared action is lost ({declared.words}): {lost}; " \
+                if lost and declared is not None else ""
             order = rnd.order.act(token.id)
             self.set_round(ctx, replace(rnd, order=order),
                            f"{gone}{token.name} is done; {self._next(state, order)}")
