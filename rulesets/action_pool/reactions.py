@@ -40,9 +40,14 @@ class Prepared:
     weapon: str = ANY
     """For a dodge: only an attack with this weapon (``ANY`` for any)."""
     uses: int = 1
+    detail: str = ""
+    """What an action past the attack needs (readied.py): whom, where, the words."""
 
-    def value(self) -> tuple[str, str, str, str, int]:
-        return (self.do, self.trigger, self.by, self.weapon, self.uses)
+    def value(self) -> tuple[str, str, str, str, int] | tuple[str, str, str, str, int, str]:
+        """The entry kept in ``values["prepared"]`` (a sixth item only when there is a detail,
+        so files saved before it read the same)."""
+        head = (self.do, self.trigger, self.by, self.weapon, self.uses)
+        return (*head, self.detail) if self.detail else head
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,17 @@ class Rules(Protocol):
     def strike(self, state: Encounter, attacker: Token, defender: Token, weapon_key: str,
                ability: Ability | None, check_reach: bool = True) -> Strike: ...
     def do_strike(self, ctx: Resolution, s: Strike, reaction: bool) -> None: ...
+    def readied_entry(self, state: Encounter, token: Token, by: Token, tail: str,
+                      detail: str) -> Prepared: ...
+    def readied_text(self, state: Encounter, p: Prepared) -> str: ...
+    def readied_fire(self, ctx: Resolution, reactor: Token, other: Token, index: int) -> None: ...
+
+
+def strikes(rules: Rules, p: Prepared) -> bool:
+    """Whether the prepared action is an attack: a basic one, or an attacking ability."""
+    ability = rules.data.abilities.get(p.do)
+    return p.do == "attack" or (ability is not None and ability.kind == "action"
+                                and ability.effect == "attack")
 
 
 def prepared_of(token: Token) -> list[Prepared]:
@@ -104,9 +120,9 @@ def prepared_of(token: Token) -> list[Prepared]:
     out = []
     entries = token.values.get(PREPARED)
     for entry in entries if isinstance(entries, tuple) else ():
-        if isinstance(entry, tuple) and len(entry) == 5 and isinstance(entry[4], int):
+        if isinstance(entry, tuple) and len(entry) in (5, 6) and isinstance(entry[4], int):
             out.append(Prepared(str(entry[0]), str(entry[1]), str(entry[2]), str(entry[3]),
-                                entry[4]))
+                                entry[4], str(entry[5]) if len(entry) == 6 else ""))
     return out
 
 
@@ -129,9 +145,10 @@ def prepared_text(rules: Rules, state: Encounter, p: Prepared) -> str:
         response = "dodge"
     elif p.do == "attack":
         response = f"attack {by}"
+    elif strikes(rules, p):
+        response = f"use {rules.data.abilities[p.do].name} on {by}"
     else:
-        ability = rules.data.abilities.get(p.do)
-        response = f"use {ability.name if ability else p.do} on {by}"
+        response = rules.readied_text(state, p)
     return f"if {by} {what}{with_}, I will {response}"
 
 
@@ -289,6 +306,9 @@ def react(rules: Rules, ctx: Resolution, reactor_id: str, trigger_id: str, trigg
     for i, p in enumerate(prepared):
         if p.do == "dodge" or p.trigger != trigger or p.by != trigger_id:
             continue
+        if not strikes(rules, p):
+            rules.readied_fire(ctx, reactor, mover, i)
+            return
         ability = rules.data.abilities.get(p.do)
         text = prepared_text(rules, state, p)
         try:
@@ -323,8 +343,10 @@ def prepare(rules: Rules, ctx: Resolution, cmd: Act, tail: str) -> None:
     spec = tail or cmd.detail
     parts = [p.strip() for p in spec.split(":")] if spec.strip() else []
     if not parts:
-        raise RuleError("say what to prepare: prepare:dodge, prepare:attack:TRIGGER or "
-                        f"prepare:ABILITY:TRIGGER (triggers: {', '.join(rules.triggers)})")
+        raise RuleError("say what to prepare: prepare:dodge, prepare:attack:TRIGGER, "
+                        "prepare:ABILITY:TRIGGER, prepare:move:TRIGGER, prepare:skill:TRIGGER, "
+                        "prepare:generic:TRIGGER or prepare:wield:WEAPON:TRIGGER (triggers: "
+                        f"{', '.join(rules.triggers)})")
     do = parts[0]
     if not cmd.target:
         raise RuleError("a prepared action waits for someone: name them as the target")
@@ -335,24 +357,23 @@ def prepare(rules: Rules, ctx: Resolution, cmd: Act, tail: str) -> None:
         raise RuleError(f"{by.name} is down")
     if by.side == token.side:
         raise RuleError(f"{by.name} is on {token.name}'s side")
-    weapon = ANY
+    uses = rules.data.prepare.uses
     if do == "dodge":
-        trigger = "attacks"
         weapon = (parts[1] if len(parts) > 1 else (cmd.detail.strip() if tail else "")) or ANY
         if weapon != ANY and weapon not in rules.data.weapons:
             raise RuleError(f"there is no weapon {weapon!r} to dodge")
-    else:
-        if do != "attack":
-            ability = rules.data.abilities.get(do)
-            if ability is None or ability.kind != "action" or ability.effect != "attack":
-                raise RuleError(f"{do!r} cannot be prepared: prepare a dodge, an attack or "
-                                "an attacking action ability")
-            if ability not in rules.abilities_of(token):
-                raise RuleError(f"{token.name} does not have {ability.name}")
+        entry = Prepared(do, "attacks", by.id, weapon, uses)
+    elif strikes(rules, Prepared(do, "", by.id)):
+        ability = rules.data.abilities.get(do)
+        if ability is not None and ability not in rules.abilities_of(token):
+            raise RuleError(f"{token.name} does not have {ability.name}")
         trigger = parts[1] if len(parts) > 1 else (cmd.detail.strip() if tail else "")
         if trigger not in rules.triggers:
             raise RuleError(f"say what sets it off: {', '.join(rules.triggers)}")
-    entry = Prepared(do, trigger, by.id, weapon, rules.data.prepare.uses)
+        entry = Prepared(do, trigger, by.id, ANY, uses)
+    else:
+        # "Other actions can be prepared": any action of the turn (readied.py).
+        entry = rules.readied_entry(state, token, by, spec, cmd.detail if tail else "")
     prepared = prepared_of(token)
     if any(replace(p, uses=entry.uses) == entry for p in prepared):
         raise RuleError(f'{token.name} has already prepared "'

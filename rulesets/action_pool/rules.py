@@ -8,6 +8,8 @@ and replay are exact. The token values:
 
 * ``pool``: dice in the combat pool.
 * ``faces``: the last pool roll, left to right.
+* ``discarded``: the successes of ``faces`` an ability discarded on top of the
+  failures, the leftmost ones (absent when none).
 * ``weapon``: the weapon in hand once it differs from the stat block's.
 * ``prepared``: prepared actions, each ``(do, trigger, by, weapon, uses)``.
 * ``reacted``: True after a reaction roll, when ``pool.reaction_refill`` is
@@ -45,11 +47,13 @@ from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Reaction, TurnOrder
 from tacmap.engine.words import article, faces, plural
 
-from . import bench, reactions, views
+from . import bench, reactions, readied, views
 from .data import Ability, Data, Weapon
-from .reactions import PREPARED, Strike
+from .reactions import PREPARED, Prepared, Strike
 
 DEAD = "dead"
+#: Token value: the successes an ability discarded from the last roll, the leftmost ones.
+DISCARDED = "discarded"
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -244,7 +248,7 @@ class ActionPool(Ruleset):
         ctx.emit(RoundChanged(state.round, 1))
         for tid in order:
             token = state.tokens[tid]
-            for key in ("faces", PREPARED, "reacted", "used"):
+            for key in ("faces", DISCARDED, PREPARED, "reacted", "used"):
                 if key in token.values:
                     ctx.emit(ValueChanged(tid, key, token.values[key], None, "a new fight"))
             if PREPARED in token.conditions:
@@ -553,6 +557,15 @@ class ActionPool(Ruleset):
         ctx.emit(ValueChanged(token.id, "faces", token.values.get("faces"), roll.faces,
                               f"successes {faces(kept)}; failures {faces(failed)}"))
         extra = min(discard, len(kept))
+        # Which successes an ability discards, so the pool panel strikes them out too: the
+        # seed does not say which; we take them from the left (README, item 12 of issue 26).
+        gone = tuple(kept[:extra])
+        before = token.values.get(DISCARDED)
+        if gone or before is not None:
+            name = ability.name if ability else "the ability"
+            ctx.emit(ValueChanged(token.id, DISCARDED, before, gone or None,
+                                  f"{name} discards {plural(extra, 'success', 'successes')} "
+                                  "on top of the failures" if gone else "a new roll"))
         lost = len(failed) + extra
         if lost == 0:
             return
@@ -591,6 +604,13 @@ class ActionPool(Ruleset):
         state = ctx.state
         combat = isinstance(state.schedule, OrderedTurns)
         token = self.acting(state, actor) if combat else state.token(actor)
+        weapon = self.wield_check(token, key)
+        if combat:
+            self.spend(ctx, token, self.data.costs.wield, f"wielding {article(weapon.name)}")
+        self.wield(ctx, token, weapon)
+
+    def wield_check(self, token: Token, key: str) -> Weapon:
+        """The weapon ``token`` may take up (carried, not in hand); RuleError if none."""
         weapon = self.data.weapons.get(key.strip())
         if weapon is None:
             raise RuleError(f"say which weapon to wield: {', '.join(self.data.weapons)}")
@@ -600,11 +620,13 @@ class ActionPool(Ruleset):
         if isinstance(carried, tuple) and carried and weapon.key not in carried:
             raise RuleError(f"{token.name} carries no {weapon.name} "
                             f"(carried: {', '.join(carried)})")
-        old = self.weapon_in_hand(token)
-        if weapon.key == old.key:
+        if weapon.key == self.weapon_in_hand(token).key:
             raise RuleError(f"{token.name} already holds {article(weapon.name)}")
-        if combat:
-            self.spend(ctx, token, self.data.costs.wield, f"wielding {article(weapon.name)}")
+        return weapon
+
+    def wield(self, ctx: Resolution, token: Token, weapon: Weapon) -> None:
+        """``token`` takes up ``weapon`` (paid for already, or a reaction); the pool follows."""
+        old = self.weapon_in_hand(token)
         ctx.emit(ValueChanged(token.id, "weapon", token.values.get("weapon"), weapon.key,
                               f"puts away the {old.name} and takes up the {weapon.name}"))
         if "pool" not in token.values:
@@ -652,6 +674,11 @@ class ActionPool(Ruleset):
                             ) from None
         what = cmd.detail.strip() or "a skill"
         self.spend(ctx, token, self.data.costs.skill, f"a skill test ({what}, DT {dt})")
+        self.skill_roll(ctx, token, what, dt)
+
+    def skill_roll(self, ctx: Resolution, token: Token, what: str, dt: int,
+                   reaction: bool = False) -> None:
+        """Test the pool at ``dt`` for the skill ``what`` (paid for already, or a reaction)."""
         roll = ctx.roll(token.id, self.pool_size(token), self.data.pool.die,
                         f"{what}: test at DT {dt}, set by the GR")
         wins = roll.count(self.data.pool.success_at)
@@ -660,6 +687,8 @@ class ActionPool(Ruleset):
                       f"{plural(wins, 'success', 'successes')} against DT {dt}, "
                       f"margin {wins - dt}", token.id))
         self._drain(ctx, token, roll, 0, None)
+        if reaction:
+            reactions.mark_reacted(self, ctx, token)
 
     def _use_ability(self, ctx: Resolution, cmd: Act, ability: Ability) -> None:
         state = ctx.state
@@ -676,10 +705,11 @@ class ActionPool(Ruleset):
         if ability.effect == "attack":
             self._resolve_attack(ctx, cmd.actor, cmd.target, "", ability)
             return
-        self._heal(ctx, token, state.token(cmd.target or token.id), ability)
+        self.heal(ctx, token, state.token(cmd.target or token.id), ability)
 
-    def _heal(self, ctx: Resolution, token: Token, target: Token, ability: Ability) -> None:
-        state = ctx.state
+    def heal_check(self, state: Encounter, token: Token, target: Token,
+                   ability: Ability) -> None:
+        """RuleError unless ``token``'s healing ``ability`` can reach ``target`` now."""
         if not target.alive:
             raise RuleError(f"{target.name} is down; {ability.name} cannot reach them")
         if target.side != token.side:
@@ -689,8 +719,16 @@ class ActionPool(Ruleset):
         if target.id != token.id and gap > ability.reach + 1e-9:
             raise RuleError(f"{target.name} is {gap:g} m away; {ability.name} reaches "
                             f"{ability.reach:g} m")
-        self._check_actions(state, token, ability.actions, ability.name)
-        self.spend(ctx, token, ability.actions, f"{ability.name} on {target.name}")
+
+    def heal(self, ctx: Resolution, token: Token, target: Token, ability: Ability,
+             reaction: bool = False) -> None:
+        """The healing ``ability`` on ``target``: on the turn (its actions are spent) or as
+        a reaction (no action; the pool refills "at that point")."""
+        state = ctx.state
+        self.heal_check(state, token, target, ability)
+        if not reaction:
+            self._check_actions(state, token, ability.actions, ability.name)
+            self.spend(ctx, token, ability.actions, f"{ability.name} on {target.name}")
         dt = ability.dt
         roll = ctx.roll(token.id, self.pool_size(token), self.data.pool.die,
                         f"{ability.name} on {target.name} (DT {dt})")
@@ -715,6 +753,23 @@ class ActionPool(Ruleset):
         else:
             ctx.emit(Said(f"{ability.name} fails: {tally}", token.id))
         self._drain(ctx, token, roll, ability.discard, ability)
+        if reaction:
+            reactions.mark_reacted(self, ctx, token)
+
+    # --- prepared actions past the attack (readied.py) ---------------------------------
+
+    def readied_entry(self, state: Encounter, token: Token, by: Token, tail: str,
+                      detail: str) -> Prepared:
+        """Any other action of the turn, prepared to wait for ``by``; RuleError if not."""
+        return readied.entry(self, state, token, by, tail, detail)
+
+    def readied_text(self, state: Encounter, p: Prepared) -> str:
+        """What such a prepared action will do, in words."""
+        return readied.response(self, state, p)
+
+    def readied_fire(self, ctx: Resolution, reactor: Token, other: Token, index: int) -> None:
+        """Perform ``reactor``'s prepared action ``index`` as a reaction to ``other``."""
+        readied.fire(self, ctx, reactor, other, index)
 
     # --- what the panels and the map ask ------------------------------------------
 
@@ -747,8 +802,9 @@ class ActionPool(Ruleset):
             if p.do != "dodge" and p.by == attacker.id and p.trigger == "attacks":
                 text = reactions.prepared_text(self, state, p)
                 notes.append(f'{defender.name} waits to answer: "{text}"')
+                how = "strikes back" if reactions.strikes(self, p) else "after the attack"
                 answers.append(Reaction(f'{defender.name}\'s prepared action: "{text}" '
-                                        "(strikes back; these odds are unchanged by it)"))
+                                        f"({how}; these odds are unchanged by it)"))
         for ability in self.abilities_of(defender, "reaction"):
             if ability.effect == "attack" and ability.trigger == "attacks" \
                     and reactions.ready(state, defender, ability):

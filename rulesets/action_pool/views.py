@@ -15,11 +15,12 @@ from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import ActionOption, Aim, OrderRow, PoolView, RowState, TurnOrder
 from tacmap.engine.words import plural
 
+from . import readied
 from .reactions import Rules as ReactionRules
 from .reactions import prepared_of, prepared_text
 
 
-class Rules(ReactionRules, Protocol):
+class Rules(readied.Rules, ReactionRules, Protocol):
     """What the panels ask of the ruleset, besides what reactions ask."""
 
     def refill(self, token: Token) -> tuple[int, str]: ...
@@ -65,11 +66,20 @@ def dice_pools(rules: Rules, state: Encounter) -> list[PoolView]:
         if not t.alive:
             notes.append("down")
         wins = tuple(f >= rules.data.pool.success_at for f in faces)
-        # The failures of the last roll are the dice that left the pool.
+        # The failures of the last roll left the pool, and so did the successes an ability
+        # discarded on top of them (Mighty Blow's [6 5 2 1] leaves nothing).
+        marks = t.values.get("discarded")
+        count = len(marks) if isinstance(marks, tuple) else 0
+        # An ability discards the leftmost successes (rules.py ``_drain``).
+        discarded = set([i for i, w in enumerate(wins) if w][:count])
+        if discarded:
+            notes.append(f"{plural(len(discarded), 'success', 'successes')} discarded by "
+                         "an ability")
         out.append(PoolView(t.id, t.name, faces, wins,
                             int(t.values.get("pool") or 0), rules.data.pool.die,
                             rules.refill(t)[0], "; ".join(notes),
-                            removed=tuple(not w for w in wins)))
+                            removed=tuple(not w or i in discarded
+                                          for i, w in enumerate(wins))))
     return out
 
 
@@ -105,6 +115,26 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         opts.append(option(f"prepare:attack:{trigger}",
                            f"Prepare: attack when the target {words}",
                            "token", rules.data.costs.prepare))
+    # "Other actions can be prepared": the odds card asks what and when (issue 26).
+    when = ("When the target", tuple(rules.triggers.values()))
+
+    def prepare(kind: str, label: str, choices: tuple[tuple[str, tuple[str, ...]], ...],
+                prompt: str = "") -> ActionOption:
+        picked = "/".join(values[0] for _, values in choices)
+        return replace(option(f"prepare:{kind}", f"Prepare: {label}", "token",
+                              rules.data.costs.prepare),
+                       choices=choices, prompt=prompt,
+                       detail=f"{picked}/" if prompt else picked)
+
+    opts += [prepare("move", "a move", (("Move", tuple(readied.MOVES)), when)),
+             prepare("skill", "a skill",
+                     (("Test", (readied.NO_TEST, *(f"DT {dt}"
+                                                   for dt in rules.data.skill.test_dts))),
+                      when), f"Which skill will {token.name} use when the target acts, and "
+                             "what for? (for example \"Athletics: keep my footing\")"),
+             prepare("generic", "a quick action", (when,),
+                     f"What will {token.name} do when the target acts? (under 5 s, for "
+                     "example \"pull the lever\")")]
     # The seed names no skill list, so the GM says which skill and what for before the
     # action is spent (issue 22: one click used to spend it and ask for nothing).
     ask = (f"Which skill does {token.name} use, and what for? "
@@ -124,11 +154,16 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     for a in rules.abilities_of(token, "action"):
         opts.append(option(a.key, a.name, "token", a.actions))
     carried = token.stats.get("weapons")
-    if isinstance(carried, tuple):
-        for w in carried:
-            if w != weapon.key and w in rules.data.weapons:
-                opts.append(option(f"wield:{w}", f"Wield {rules.data.weapons[w].name}",
-                                   cost=rules.data.costs.wield))
+    others = [rules.data.weapons[w] for w in carried if w != weapon.key
+              and w in rules.data.weapons] if isinstance(carried, tuple) else []
+    for w in others:
+        opts.append(option(f"wield:{w.key}", f"Wield {w.name}", cost=rules.data.costs.wield))
+    abilities = readied.ability_choices(rules, state, token)
+    if abilities:
+        opts.append(prepare("ability", "an ability", (("Ability", abilities), when)))
+    if others:
+        opts.append(prepare("wield", "take up a weapon",
+                            (("Weapon", tuple(w.name for w in others)), when)))
     opts.append(ActionOption("end_turn", "End turn", "none", enabled=not reason,
                              reason=reason))
     return opts

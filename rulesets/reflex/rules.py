@@ -54,6 +54,8 @@ from .round import ROLLING, Edge, Kind, Plan, Pool, Round
 PRONE, STAGGERED = strike.PRONE, strike.STAGGERED
 #: Act keys of the declaration phase, after ``declare:``.
 DECLARE: tuple[Kind, ...] = ("attack", "knock_down", "dodge", "assist", "stand", "other")
+#: Declared actions performed on the character's turn: End turn waits for them.
+LOCKED: tuple[Kind, ...] = ("attack", "knock_down", "stand")
 
 
 class Reflex(Ruleset):
@@ -322,6 +324,63 @@ class Reflex(Ruleset):
             "unarmed"])
         return rnd, token, foe, weapon
 
+    def can_reach(self, state: Encounter, rnd: Round, token: Token, target: Token,
+                  weapon: Weapon) -> bool:
+        """Whether ``target`` is in the weapon's reach now or after some move within the
+        metres ``token`` has left this round (walls respected)."""
+        try:
+            self.in_reach(state, token, target, weapon)
+            return True
+        except RuleError:
+            pass
+        left = max(0.0, self.data.round.move_metres - rnd.metres(token.id))
+        if left <= 1e-9:
+            return False
+        size = token.size
+        field = grid.distance_field(state.diagonal, token.cell, left,
+                                    (state.map.width - size + 1, state.map.height - size + 1),
+                                    self.space.walls(state).step_test(size))
+        for x, y in field.cost:
+            try:
+                self.in_reach(state, replace(token, x=x, y=y), target, weapon)
+                return True
+            except RuleError:
+                continue
+        return False
+
+    def duty(self, state: Encounter, rnd: Round, token: Token) -> tuple[str, str]:
+        """"They are locked into performing that action in this round": (why ``token`` may
+        not end its turn yet, why its declared action is lost); both empty when neither.
+
+        Only an attack, a knock-down and standing up are performed on the turn; a dodge or
+        an assist works through its kept pool and "something else" is the GM's narration.
+        """
+        plan = rnd.plan(token.id)
+        if plan is None or plan.action not in LOCKED or rnd.targets_of(token.id):
+            return "", ""
+        owed = (f"{token.name} declared “{plan.words}” and is locked into performing it "
+                "this round: do it before ending the turn")
+        if plan.action == "stand":
+            if PRONE not in token.conditions:
+                return "", f"{token.name} is no longer prone"
+            return owed, ""
+        target = state.tokens.get(plan.target)
+        if target is None or not target.alive:
+            return "", f"{self.who(state, plan.target)} is down"
+        weapon = self.data.weapons[plan.weapon or "unarmed"] if plan.action == "attack" \
+            else self.data.weapons["unarmed"]
+        if self.can_reach(state, rnd, token, target, weapon):
+            return owed, ""
+        left = max(0.0, self.data.round.move_metres - rnd.metres(token.id))
+        try:
+            self.in_reach(state, token, target, weapon)
+            why = f"{target.name} is out of reach"
+        except RuleError as err:
+            why = str(err)
+        return "", (f"{why}, and no move of the {left:g} m {token.name} has left this round "
+                    "brings it in reach" if left > 1e-9 else
+                    f"{why}, and {token.name} has no move left this round")
+
     def extra_check(self, state: Encounter, actor: str, target: str, kind: str,
                     weapon_key: str) -> tuple[Token, Token, Weapon]:
         """An extra combat roll the GM allowed: attacker, target, weapon."""
@@ -413,9 +472,15 @@ class Reflex(Ruleset):
             self.set_round(ctx, replace(rnd, order=order, plans=(*rnd.plans, plan)),
                            f"{token.name} declares nothing this round; {after}")
         else:
+            owed, lost = self.duty(state, rnd, token)
+            if owed:
+                raise RuleError(owed)
+            declared = rnd.plan(token.id)
+            gone = f"{token.name}'s declared action is lost ({declared.words}): {lost}; " \
+                if lost and declared is not None else ""
             order = rnd.order.act(token.id)
             self.set_round(ctx, replace(rnd, order=order),
-                           f"{token.name} is done; {self._next(state, order)}")
+                           f"{gone}{token.name} is done; {self._next(state, order)}")
         self._settle(ctx)
 
     def _declare(self, ctx: Resolution, cmd: Act, kind: str) -> None:
@@ -559,7 +624,25 @@ class Reflex(Ruleset):
         if budget is not None and plan.cost > budget + 1e-9:
             return f"{token.name} can move {budget:g} m more this round, this path is " \
                    f"{plan.cost:g} m"
-        return None
+        return self.strands(state, token, plan) if budget is not None else None
+
+    def strands(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
+        """Why this move is refused because it would make the declared action impossible
+        (a walk out of reach is not a way out of a locked declaration), or None."""
+        rnd = self.round_of(state)
+        owed, _ = self.duty(state, rnd, token)
+        if not owed:
+            return None
+        end = plan.cells[-1]
+        after = replace(rnd, moved=(*(p for p in rnd.moved if p[0] != token.id),
+                                    (token.id, rnd.metres(token.id) + plan.cost)))
+        _, lost = self.duty(state, after, replace(token, x=end[0], y=end[1]))
+        if not lost:
+            return None
+        declared = rnd.plan(token.id)
+        words = declared.words if declared is not None else "an action"
+        return (f"{token.name} declared “{words}” and is locked into performing it this "
+                f"round: this move would leave it out of reach ({lost})")
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
         budget = self.move_budget(state, token)
@@ -579,6 +662,9 @@ class Reflex(Ruleset):
             if plan.cost > budget + 1e-9:
                 raise RuleError(f"{token.name} can move {budget:g} m more this round, this "
                                 f"path is {plan.cost:g} m")
+            stranded = self.strands(state, token, plan)
+            if stranded:
+                raise RuleError(stranded)
             rnd = self.round_of(state)
             moved = rnd.metres(token.id) + plan.cost
             rest = tuple(p for p in rnd.moved if p[0] != token.id)

@@ -45,6 +45,7 @@ class Rules(Protocol):
     def plan_for(self, state: Encounter, token: Token, kind: str, target: str,
                  detail: str) -> Plan: ...
     def move_check(self, state: Encounter, token: Token) -> float | None: ...
+    def duty(self, state: Encounter, rnd: Round, token: Token) -> tuple[str, str]: ...
     def shout_check(self, state: Encounter, actor: str,
                     target: str) -> tuple[Token, Token | None]: ...
 
@@ -274,5 +275,12 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
                        acting, w.key) for w in rules.weapons_of(token)]
         out.append(option("extra:knock_down", "Extra combat roll: knock down", "token", acting))
     out.append(option("allow_roll", "GM: allow one more combat roll", "none", acting))
-    out.append(option("end_turn", "End turn", "none", acting))
+    def can_end() -> object:
+        acting()
+        owed, _ = rules.duty(state, rnd, token)
+        if owed:
+            raise RuleError(owed)
+        return None
+
+    out.append(option("end_turn", "End turn", "none", can_end))
     return out

@@ -90,8 +90,11 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
     w = rules.usable(t)
     first = rules.earliest_phase(rnd, t)
     std, mov = rules.actions_left(rnd, t.id)
-    detail = (f"base speed {base}, {w.name} {rules.weapon_speed(t, w)}; acts from phase {first}; "
-              f"{std} standard, {plural(mov, 'move action')} left")
+    # The phase the attack really takes: a weapon faster than its wielder waits for base
+    # speed, a speed past 5 is F, and the side's initiative shift moves it (issue 26).
+    strike = rules.earliest_phase(rnd, t, w)
+    detail = (f"base speed {base}, attacks with the {w.name} from phase {strike}; "
+              f"acts from phase {first}; {std} standard, {plural(mov, 'move action')} left")
     busy = rules.busy(rnd, t)
     if busy is not None:
         detail += f"; {busy[0].label} through phase {busy[0].end}"

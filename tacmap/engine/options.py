@@ -9,6 +9,7 @@ card and the tests all send exactly what the ruleset offered.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move
 from tacmap.engine.state import Cell, Encounter, Template
@@ -46,6 +47,39 @@ def command_for(actor: str, option: ActionOption, target: str = "", *,
     if area is not None:
         return Act(actor, option.key, target, option.detail, area)
     return Act(actor, option.key, target, option.detail)
+
+
+def asked_words(option: ActionOption) -> str:
+    """The suggested answer to ``option.prompt``: its ``detail``, or, for an option that
+    also has ``choices``, what follows the picked values there.
+
+    >>> asked_words(ActionOption("prepare:generic", "Prepare", "token",
+    ...                          choices=(("When", ("attacks me",)),), detail="attacks me/duck"))
+    'duck'
+    """
+    if not option.choices:
+        return option.detail
+    parts = option.detail.split("/", len(option.choices))
+    return parts[-1] if len(parts) > len(option.choices) else ""
+
+
+def with_words(option: ActionOption, words: str, picked: str | None = None) -> ActionOption:
+    """``option`` carrying the GM's ``words`` (and the values ``picked`` on the odds card):
+    an option with both ``choices`` and a ``prompt`` sends the picked values, then ``/``,
+    then the words, in its ``detail``.
+
+    >>> with_words(ActionOption("skill", "Skill"), "climb").detail
+    'climb'
+    >>> with_words(ActionOption("prepare:generic", "Prepare", "token", prompt="What?",
+    ...                         choices=(("When", ("attacks me",)),), detail="attacks me/"),
+    ...            "duck").detail
+    'attacks me/duck'
+    """
+    if not option.choices:
+        return replace(option, detail=words)
+    if picked is None:
+        picked = "/".join(option.detail.split("/", len(option.choices))[:len(option.choices)])
+    return replace(option, detail=f"{picked}/{words}" if option.prompt else picked)
 
 
 def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None = None

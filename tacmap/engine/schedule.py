@@ -564,11 +564,15 @@ def earliest(base_speed: int, weapon_speed: int | None = None, shift: int = 0) -
     Ranks are numbers, where a lower rank is faster. A weapon attack takes
     the slower of base and weapon speed: "If a Weapon's Speed is faster than
     the Base Speed of the character wielding it, it instead uses the Base
-    Speed". A rank faster than -3 counts as -3. The side's initiative
-    ``shift`` then moves that many phases, within -3 to F.
+    Speed". A rank faster than -3 counts as -3; a rank past 5 is F, the Final
+    Phase (issue 26: "nor attack with weapons before their Weapon Speed"). The
+    side's initiative ``shift`` then moves that many phases, within -3 to F.
+
+    >>> earliest(2, weapon_speed=6)   # Dexterity 1 human with a crossbow (4 + 2)
+    'F'
     """
     rank = base_speed if weapon_speed is None else max(base_speed, weapon_speed)
-    index = min(max(rank, -3), 5) + _FAST + shift
+    index = min(max(rank, -3), _FINAL - _FAST) + _FAST + shift
     return SPEED_PHASES[min(max(index, _FIRST_ACTION), _FINAL)]
 
 

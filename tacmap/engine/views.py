@@ -193,7 +193,8 @@ class ActionOption:
     prompt: str = ""
     """A question the GM answers in words before the action is sent (the condition of
     a held turn, a declared intent); the answer becomes ``detail``, which holds the
-    suggested answer. Empty: nothing is asked."""
+    suggested answer. Empty: nothing is asked. With ``choices`` too, ``detail`` is the
+    picked values, ``/``, then the words (``tacmap.engine.options.with_words``)."""
     area: AreaSpec | None = None
     """The template the action is aimed with, for ``target`` ``"area"`` (a Fireball's
     blast): the GM places it on the map, and the Act carries it."""

@@ -8,14 +8,12 @@ into one sheet first (``tacmap.ui.dice_sheet``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tacmap.engine.commands import Attack, Command
 from tacmap.engine.dice import FixedDice
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import HpChanged
 from tacmap.engine.narrate import reactions, sentence
-from tacmap.engine.options import acting_token, command_for
+from tacmap.engine.options import acting_token, asked_words, command_for, with_words
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Template
 from tacmap.engine.views import ActionOption, Preview
@@ -324,8 +322,8 @@ class Combat:
         """``option`` with the GM's words in its detail when it asks for them (None: cancelled)."""
         if not option.prompt:
             return option
-        words = self.host.ask_words(option.prompt, option.detail)
-        return None if words is None else replace(option, detail=words.strip())
+        words = self.host.ask_words(option.prompt, asked_words(option))
+        return None if words is None else with_words(option, words.strip())
 
     def take(self, actor: str, option: ActionOption) -> None:
         """The Actions panel's button for an action with no target: ask for words, then run."""
@@ -346,7 +344,8 @@ class Combat:
         self.close_card()
 
         def chosen(detail: str) -> Command:
-            return command_for(actor, replace(option, detail=detail), target)
+            picked = with_words(option, asked_words(option), detail)
+            return command_for(actor, picked, target)
 
         def repreview(detail: str) -> Preview:
             return self.host.session.referee.preview(chosen(detail))

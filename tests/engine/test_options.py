@@ -92,3 +92,18 @@ def test_every_offered_option_is_a_command_its_ruleset_knows(registry: Registry,
             except RuleError as err:
                 assert "no action" not in str(err), (option, err)
     assert {"attack", "move", "end_turn"} <= seen
+
+
+def test_an_option_with_choices_and_a_prompt_sends_the_picked_values_then_the_words() -> None:
+    """Issue 26: the odds card picks "when", the GM's words say what ("a/b" stays whole)."""
+    offered = ActionOption("prepare:skill", "Prepare: a skill", "token", prompt="Which skill?",
+                           choices=(("Test", ("no test", "DT 2")),
+                                    ("When", ("attacks me", "leaves my reach"))),
+                           detail="no test/attacks me/")
+    assert options.asked_words(offered) == ""
+    worded = options.with_words(offered, "Athletics: climb/jump")
+    assert worded.detail == "no test/attacks me/Athletics: climb/jump"
+    assert options.asked_words(worded) == "Athletics: climb/jump"
+    picked = options.with_words(worded, options.asked_words(worded), "DT 2/leaves my reach")
+    assert command_for("ana", picked, "brak") == Act(
+        "ana", "prepare:skill", "brak", "DT 2/leaves my reach/Athletics: climb/jump")

@@ -302,6 +302,13 @@ def test_earliest_weapon_speed_and_initiative_shift() -> None:
     assert earliest(-3, shift=-1) == "-3"
 
 
+# Seed 001: "nor attack with weapons before their Weapon Speed": a rank past 5 is F (issue 26).
+def test_a_weapon_speed_past_5_strikes_in_the_final_phase() -> None:
+    assert earliest(2, weapon_speed=6) == "F"  # Dexterity 1 human with a crossbow: 4 + 2
+    assert earliest(2, weapon_speed=9) == "F"
+    assert earliest(2, weapon_speed=6, shift=-1) == "5"  # the side rolled 10: one phase up
+
+
 def test_place_respects_the_earliest_phase() -> None:
     tl = PhaseTimeline()
     with pytest.raises(RuleError, match="ana cannot attack before phase 2"):

@@ -102,13 +102,19 @@ class Table:
         enabled = [o for o in options if o.enabled and o.key != "end_turn"]
         if enabled and not self.buttons():
             self.problems.append(f"the Actions panel is empty while {actor} can act")
-        # End the turn now and then, so rounds pass; otherwise take an action. A greyed
-        # End turn (a carried sprint to sustain first) waits for an action.
-        end_ok = any(o.key == "end_turn" and o.enabled for o in options)
-        if not enabled and not end_ok:
-            self.problems.append(f"{actor} can neither act nor end the turn")
-            return
-        if end_ok and (not enabled or self.rng.random() < 0.3):
+        # A ruleset may offer End turn disabled (a declared action still owed): then the
+        # button must be greyed too, and the GM takes an action instead.
+        end = next((o for o in options if o.key == "end_turn"), None)
+        if end is None or not end.enabled:
+            if end is not None and window.order_panel.end_button.isEnabled():
+                self.problems.append(f"End turn is offered disabled for {actor} "
+                                     f"({end.reason}) but its button is enabled")
+            if not enabled:
+                why = end.reason if end is not None else "End turn is not offered"
+                self.problems.append(f"{actor} can neither act nor end the turn: {why}")
+                return
+        # End the turn now and then, so rounds pass; otherwise take an action.
+        elif not enabled or self.rng.random() < 0.3:
             self.counts["end turn"] += 1
             before = len(window.session.referee.log)
             window.order_panel.end_button.click()

@@ -215,7 +215,14 @@ class InitiativePanel(QWidget):
             QTimer.singleShot(0, self.ask_for_room)
         self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
-        self.end_button.setEnabled(order is not None)
+        # A ruleset may refuse to end the turn yet (a locked declaration still owed): the
+        # button says so, greyed, instead of being refused when clicked.
+        end = next((a for a in actions if a.key == "end_turn"), None) if actor else None
+        refused = end.reason if end is not None and not end.enabled else ""
+        self.end_button.setEnabled(order is not None and not refused)
+        self.end_button.setToolTip(tip(refused) if refused else
+                                   f"End this turn ({END_TURN_KEY} or Ctrl+E)")
+        self.end_button.setStatusTip(refused)
         if self.player:
             self._fit_rows()
         if actor is not None:

@@ -327,3 +327,23 @@ def test_a_token_that_falls_loses_what_it_prepared(fight: Build) -> None:
     moved = referee.execute(Move("ana", ((2, 6),)))
     assert not any(isinstance(e, Said) and "Brak" in e.message for e in moved)
     assert referee.state.tokens["ana"].cell == (2, 6)
+
+
+def test_the_pool_panel_strikes_out_the_successes_an_ability_discards(
+        fight: Build, rules: Ruleset) -> None:
+    """Issue 26: after Mighty Blow, [6 5 2 1] shows every die gone, as the pool reads 0."""
+    ana = token("ana", "party", 2, 2, **{**ANA, "str": 2, "abilities": ("mighty_blow",)})
+    referee = fight(ana, token("brak", "foes", 3, 2, **BRAK))
+    referee.execute(Act("ana", "mighty_blow", "brak"), FixedDice([6, 5, 2, 1, 3, 3, 3, 3, 3]))
+    pool = {p.token: p for p in rules.dice_pools(referee.state)}["ana"]
+    assert (pool.faces, pool.size) == ((6, 5, 2, 1), 0)
+    assert pool.removed == (True, True, True, True)
+    assert "2 successes discarded by an ability" in pool.note
+    # Three successes, two discarded: the leftmost two are struck out, the third stays.
+    referee.execute(EndTurn())
+    referee.execute(EndTurn())
+    referee.execute(SetValue("ana", "pool", 4))
+    referee.execute(Act("ana", "mighty_blow", "brak"), FixedDice([6, 5, 4, 1, *[1] * 6]))
+    pool = {p.token: p for p in rules.dice_pools(referee.state)}["ana"]
+    assert (pool.faces, pool.size) == ((6, 5, 4, 1), 1)
+    assert pool.removed == (True, True, False, True)

@@ -271,3 +271,19 @@ def test_save_load_and_replay_mid_combat(registry: Registry) -> None:
     loaded = storage.loads(storage.dumps(ref.state, ref.log), registry)
     assert loaded.state == ref.state
     assert replay(ref.initial_state(), ref.log) == ref.state
+
+
+def test_the_turn_order_shows_the_phase_each_attack_really_takes(registry: Registry) -> None:
+    """Issue 26: a dagger faster than its wielder strikes at base speed, and a crossbow
+    past 5 (Dexterity 1: 4 + 2 = 6) strikes in F: the row says so, not "dagger −3"."""
+    rules = rules_of(registry)
+    ref = referee(registry, [
+        Token("slow", "Slowhand", "Party", 5, 5, stats={"dex": 1, "weapon": "crossbow"}),
+        Token("quick", "Quick", "Party", 5, 7, stats={"dex": 18, "weapon": "dagger"}),
+        Token("ogre", "Ogre", "Foes", 12, 5)])
+    run(ref, StartCombat(), [7, 2])
+    order = rules.turn_order(ref.state)
+    detail = {row.id: row.detail for row in order.rows}
+    assert detail["slow"].startswith("base speed 2, attacks with the crossbow from phase F;")
+    assert detail["quick"].startswith("base speed -1, attacks with the dagger from phase -1;")
+    assert "crossbow 6" not in detail["slow"] and "dagger -3" not in detail["quick"]
