@@ -832,28 +832,7 @@ class SpeedRank(Ruleset):
         return None
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
-        try:
-            rnd, budget, sprinting = self.move_check(state, token)
-        except RuleError:
-            return ""
-        if sprinting:
-            return f"part of the sprint: {self.dist(max(0.0, budget - plan.cost))} left " \
-                   "in this phase"
-        std, mov = self.actions_left(rnd, token.id)
-        try:
-            after = dict((t, (s, m)) for t, s, m in self.charge(rnd, token, self.costs.move))
-        except RuleError:
-            return ""
-        used_std, used_mov = after[token.id]
-        std_left = self.data.actions.standard - used_std
-        mov_left = self.data.actions.move - used_mov
-        head = "a move action" if mov_left < mov else "the standard action, spent as a move"
-        left = [plural(n, what) for n, what in ((std_left, "standard action"),
-                                                (mov_left, "move action")) if n > 0]
-        tail = f"left this round: {' and '.join(left)}" if left else "nothing left this round"
-        if std > 0 and std_left == 0:
-            tail = f"no standard action (no attack) after this; {tail}"
-        return f"{head}; {tail}"
+        return views.move_uses(self, state, token, plan)
 
     def _move(self, ctx: Resolution, cmd: Move) -> None:
         state = ctx.state

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tacmap.engine.errors import RuleError
+from tacmap.engine.movement import MovePlan
 from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import (
@@ -28,7 +29,7 @@ from tacmap.engine.views import (
 from tacmap.engine.words import plural, possessive
 
 from . import choices
-from .data import Cost, Data, Weapon
+from .data import ActionCosts, Cost, Data, Weapon
 from .round import Plan, Round
 
 
@@ -36,6 +37,7 @@ class Rules(Protocol):
     """What the panels ask of the ruleset."""
 
     data: Data
+    costs: ActionCosts
 
     def phase_text(self, phase: str | int) -> str: ...
     def base_speed(self, token: Token) -> int: ...
@@ -45,6 +47,8 @@ class Rules(Protocol):
     def weapon_speed(self, token: Token, weapon: Weapon) -> int: ...
     def dist(self, cells: float) -> str: ...
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]: ...
+    def charge(self, rnd: Round, token: Token, cost: Sequence[Cost]
+               ) -> tuple[tuple[str, int, int], ...]: ...
     def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None: ...
     def can_act(self, state: Encounter, rnd: Round, token: Token, at: int) -> bool: ...
     def running(self, rnd: Round, plan: Plan) -> bool: ...
@@ -217,3 +221,28 @@ def no_stop(rules: Rules, rnd: Round, token: Token) -> Round:
         raise RuleError(f"{token.name} is {stop}")
     return rnd
 
+
+def move_uses(rules: Rules, state: Encounter, token: Token, plan: MovePlan) -> str:
+    """What a drag's move spends and what is left this round, for the drag label."""
+    try:
+        rnd, budget, sprinting = rules.move_check(state, token)
+    except RuleError:
+        return ""
+    if sprinting:
+        return f"part of the sprint: {rules.dist(max(0.0, budget - plan.cost))} left " \
+               "in this phase"
+    std, mov = rules.actions_left(rnd, token.id)
+    try:
+        after = dict((t, (s, m)) for t, s, m in rules.charge(rnd, token, rules.costs.move))
+    except RuleError:
+        return ""
+    used_std, used_mov = after[token.id]
+    std_left = rules.data.actions.standard - used_std
+    mov_left = rules.data.actions.move - used_mov
+    head = "a move action" if mov_left < mov else "the standard action, spent as a move"
+    left = [plural(n, what) for n, what in ((std_left, "standard action"),
+                                            (mov_left, "move action")) if n > 0]
+    tail = f"left this round: {' and '.join(left)}" if left else "nothing left this round"
+    if std > 0 and std_left == 0:
+        tail = f"no standard action (no attack) after this; {tail}"
+    return f"{head}; {tail}"
