@@ -174,6 +174,8 @@ def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
     body["tokens"] = list(state.tokens.values())
     if not state.templates:
         del body["templates"]  # files from before templates keep their bytes
+    if not state.map_extras:
+        del body["map_extras"]  # likewise files from before map imports
     try:
         return _encode_file(state, log, images, body)
     except UnicodeEncodeError as err:
