@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import copy
 import html
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -139,6 +140,7 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
         person(t.id)
     last_round = now.round
     fought = 0
+    scrubs: dict[frozenset[str], _Secrets] = {}
     for entry in log:
         command, events = entry.command, entry.events
         named = _named(command).union(*(_named(e) for e in events))
@@ -191,17 +193,27 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
                     attacker.misses += 1
         hidden_after = {i for i in named if (i in now.tokens and now.tokens[i].hidden)
                         or (i not in now.tokens and i in hidden_before)}
+        if gm:
+            secrets: _Secrets | None = None
+        else:
+            hidden_ids = frozenset(i for i, t in now.tokens.items() if t.hidden)
+            secrets = scrubs.get(hidden_ids)
+            if secrets is None:
+                secrets = scrubs[hidden_ids] = _Secrets(
+                    [(i, now.tokens[i].name) for i in hidden_ids])
         if gm or not hidden_after:
             for side, dice, total, expected in rolls:
                 row = luck.setdefault(side, Luck(side))
                 row.rolls, row.dice = row.rolls + 1, row.dice + dice
                 row.actual += total
                 row.expected += expected
-            lines = [text for ev, text in texts if gm or _public(ev)]
+            told = Told(heading, [text for ev, text in texts if gm or _public(ev)])
             secret = bool(events) and all(isinstance(ev, GmRolled) and not ev.public
                                           for ev in events)
-            if gm or not secret:
-                by_round.setdefault(round_of, []).append(Told(heading, lines))
+            if secrets is not None and secrets:
+                told = secrets.scrub(told)
+            if (gm or not secret) and told is not None:
+                by_round.setdefault(round_of, []).append(told)
         if now.round != last_round:
             for c in people.values():
                 t = now.tokens.get(c.id)
@@ -220,6 +232,36 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
              if gm or (c.id in now.tokens and not now.tokens[c.id].hidden)]
     return Fight(state.name, fought, shown, sorted(luck.values(), key=lambda r: r.side),
                  by_round, gm, start)
+
+
+class _Secrets:
+    """Hidden tokens' names and ids, taken out of the sentences the players read.
+
+    A name in a list ("order: ana, grul, zog") is taken out of the list; a line
+    that still names one is left out, and an entry whose heading does is left out whole.
+    """
+
+    def __init__(self, hidden: Sequence[tuple[str, str]]) -> None:
+        words = sorted({w for pair in hidden for w in pair if w}, key=len, reverse=True)
+        self.active = bool(words)
+        either = "|".join(re.escape(w) for w in words) or "(?!)"
+        self.listed = re.compile(rf"(?:, (?:{either})\b(?!')|\b(?:{either}), )")
+        self.named = re.compile(rf"(?<![\w-])(?:{either})(?![\w-])")
+
+    def __bool__(self) -> bool:
+        return self.active
+
+    def line(self, text: str) -> str | None:
+        """``text`` without the hidden names in its lists; None if it still names one."""
+        text = self.listed.sub("", text)
+        return None if self.named.search(text) else text
+
+    def scrub(self, told: Told) -> Told | None:
+        """The entry as the players may read it, or None."""
+        heading = self.line(told.heading)
+        if heading is None:
+            return None
+        return Told(heading, [x for x in map(self.line, told.lines) if x is not None])
 
 
 def _public(event: Event) -> bool:
