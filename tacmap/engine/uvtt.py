@@ -391,6 +391,13 @@ def encounter(imported: Imported, ruleset: Ruleset, name: str, seed: int,
     return state
 
 
+def prepare(ruleset: Ruleset, state: Encounter) -> None:
+    """Index the imported walls now (blocked steps and cells), so that the import pays for
+    it and the first drag on the new map does not."""
+    walls = ruleset.space.walls(state)
+    walls.blocked_steps  # noqa: B018 - built on first use, cached on the walls
+
+
 def image_name(stem: str, imported: Imported) -> str:
     """The file name the map image is written under in the image folder."""
     safe = "".join(c for c in stem if c.isalnum() or c in " -_.()") .strip(" .") or "map"

@@ -63,6 +63,7 @@ def import_map(host: Host, files: Files, source: Path | None = None,
         except OSError as err:
             host.error(f"Could not keep the map image of {source.name}: {err.strerror or err}")
             return False
+    uvtt.prepare(session.referee.ruleset, state)
     host.session.discard_autosave()
     host.bind(session)
     notes = "; ".join(imported.notes)
