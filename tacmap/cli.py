@@ -256,10 +256,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "bench":
         from tacmap import bench
         from tacmap.ui import bench as map_bench
+        from tacmap.ui import import_bench
 
         # Composed here, the one module above both: the engine's bench never imports the UI.
         return bench.main(registry, as_json=args.json, quick=args.quick,
-                          sources=[map_bench.run])
+                          sources=[map_bench.run, import_bench.run])
     raise UsageError(f"unknown command {args.command!r}")
 
 

@@ -82,7 +82,8 @@ def _cells_along_all(lines: Sequence[Sequence[tuple[float, float]]]) -> np.ndarr
     i = np.arange(int((n + 1).sum())) - np.repeat(np.cumsum(n + 1) - (n + 1), n + 1)
     a, d = p0[seg], (p1 - p0)[seg]
     xy = np.floor(a + d * i[:, None] / n[seg][:, None]).astype(np.int64)
-    return (xy[:, None, :] + _AROUND[None, :, :]).reshape(-1, 2)
+    out: np.ndarray = (xy[:, None, :] + _AROUND[None, :, :]).reshape(-1, 2)
+    return out
 
 
 def _unique_cells(cells: np.ndarray) -> np.ndarray:

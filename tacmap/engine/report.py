@@ -207,23 +207,24 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
                 row.rolls, row.dice = row.rolls + 1, row.dice + dice
                 row.actual += total
                 row.expected += expected
-            told = Told(heading, [text for ev, text in texts if gm or _public(ev)])
+            told: Told | None = Told(heading, [text for ev, text in texts
+                                               if gm or _public(ev)])
             secret = bool(events) and all(isinstance(ev, GmRolled) and not ev.public
                                           for ev in events)
-            if secrets is not None and secrets:
+            if secrets is not None and secrets and told is not None:
                 told = secrets.scrub(told)
             if (gm or not secret) and told is not None:
                 by_round.setdefault(round_of, []).append(told)
         if now.round != last_round:
             for c in people.values():
-                t = now.tokens.get(c.id)
-                if t is not None:
-                    c.hp.append((last_round, t.hp))
+                live = now.tokens.get(c.id)
+                if live is not None:
+                    c.hp.append((last_round, live.hp))
             last_round = now.round
     for c in people.values():
-        t = now.tokens.get(c.id)
-        if t is not None:
-            c.hp.append((now.round, t.hp))
+        live = now.tokens.get(c.id)
+        if live is not None:
+            c.hp.append((now.round, live.hp))
         else:
             c.standing = False
             if c.dropped is None:

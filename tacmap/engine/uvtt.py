@@ -26,21 +26,22 @@ anything is written. No Qt here: the window and the command line share it.
 from __future__ import annotations
 
 import base64
-import contextlib
 import binascii
+import contextlib
 import math
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from tacmap.engine import records, storage
-from tacmap.engine.errors import InputError
 from tacmap.engine.dice import fresh_seed
+from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import MAX_WALL_POINTS, MAX_WALLS, Encounter, MapSpec, Wall
 
@@ -140,7 +141,7 @@ def read(raw: bytes) -> Imported:
             if len(points) < 2:
                 raise InputError(f"{key}[{i}]: a wall needs at least two points, this one "
                                  f"has {len(points)}")
-            segments.extend(zip(points, points[1:], strict=False))
+            segments.extend(pairwise(points))
     doors = [_portal(p, f"portals[{i}]", origin) for i, p in enumerate(_list(data, "portals"))]
     door_keys = {_key(a, b) for a, b, _ in doors}
     clipped = 0
@@ -425,7 +426,7 @@ def walls_for(imported: Imported, width: int, height: int) -> tuple[tuple[Wall, 
 
 def _clip_line(points: Sequence[Point], width: int, height: int) -> list[tuple[Point, ...]]:
     parts: list[list[Point]] = []
-    for a, b in zip(points, points[1:], strict=False):
+    for a, b in pairwise(points):
         cut = _clip(a, b, width, height)
         if cut is None:
             continue

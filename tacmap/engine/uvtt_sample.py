@@ -74,7 +74,7 @@ def rooms(ppg: int = 50, image: bool = True, fmt: float = 0.3,
     def s(points: list[Xy]) -> list[dict[str, float]]:
         return _line([(x + ox, y + oy) for x, y in points])
 
-    walls = [
+    walls: list[list[Xy]] = [
         # room A, broken at its door on the east wall
         [(12, 4), (12, 1), (1, 1), (1, 9), (12, 9), (12, 5)],
         # room B, listing the shared wall again, broken at both doors

@@ -141,9 +141,6 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
     view.close()
 
     _fog_figure(registry, ruleset, reps, measure)
-    from tacmap.ui import import_bench  # its report figure reuses long_log here
-
-    import_bench.run(registry, ruleset, quick, measure)
 
     # The whole map visible with 10,000 tokens: drawn as marks in one pass.
     state = big(ruleset.id, tokens=10_000, walls=0, size=300)

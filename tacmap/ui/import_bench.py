@@ -4,11 +4,14 @@ and the fight report of a 100,000-entry log."""
 from __future__ import annotations
 
 import json
+import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.bench import Measure, time_runs
 from tacmap.engine.ruleset import Registry, Ruleset
+from tacmap.engine.state import Encounter
 
 #: The figures' names.
 IMPORT = "import: Universal VTT 60×40 cells, 3,000 wall segments, 4096×2731 image, to a file"
@@ -17,8 +20,13 @@ FIRST_DRAG = ("import: first drag step with fog on, on that map (preview + playe
 REPORT = "report: fight report of a 100,000-entry log (players', both maps drawn)"
 
 
-def run(registry: Registry, ruleset: Ruleset, quick: bool, measure: Measure) -> None:
-    """Measure the three figures and hand each to ``measure``."""
+def run(registry: Registry, ruleset: Ruleset, big_encounter: Callable[..., Encounter],
+        quick: bool, measure: Measure) -> None:
+    """Measure the three figures and hand each to ``measure`` (a ``FigureSource``)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from tacmap.ui.render import app
+
+    app()
     from tacmap.engine import uvtt
     from tacmap.engine.uvtt_sample import big
 
@@ -27,25 +35,25 @@ def run(registry: Registry, ruleset: Ruleset, quick: bool, measure: Measure) -> 
         source.write_text(json.dumps(big()))
         runs = iter(range(1000))
 
-        def once() -> object:
+        def once() -> Encounter:
             return uvtt.write(uvtt.read_file(source), ruleset, Path(folder) /
                               f"big{next(runs)}.tacmap", "Big", 1)
 
         measure(IMPORT, time_runs(once, 2 if quick else 5), 2000.0, "max")
         state = once()
-        first = [_first_drag(registry, ruleset, state, Path(folder) / "images")  # type: ignore[arg-type]
+        first = [_first_drag(registry, ruleset, state, Path(folder) / "images")
                  for _ in range(1 if quick else 3)]
         measure(FIRST_DRAG, first, 8.0, "max")
     _report_figure(registry, quick, measure)
 
 
-def _first_drag(registry: Registry, ruleset: Ruleset, state: object, images: Path) -> float:
+def _first_drag(registry: Registry, ruleset: Ruleset, state: Encounter, images: Path) -> float:
     """Milliseconds of the first step of a drag on a freshly opened imported map, fog on."""
     import copy
     import time
 
     from tacmap.engine import uvtt, vision
-    from tacmap.engine.state import Encounter, Token
+    from tacmap.engine.state import Token
     from tacmap.ui.map.scene import MapScene
     from tacmap.ui.map.token_item import CELL
     from tacmap.ui.map.view import MapView
@@ -53,7 +61,6 @@ def _first_drag(registry: Registry, ruleset: Ruleset, state: object, images: Pat
     from tacmap.ui.qt import QApplication, QPointF
     from tacmap.ui.session import Session
 
-    assert isinstance(state, Encounter)
     state = copy.deepcopy(state)
     for k in range(8):
         state.tokens[f"p{k}"] = Token(f"p{k}", f"Hero {k}", "party", 2 + 6 * k, 2 + 5 * (k % 7))

@@ -31,7 +31,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str], registry: Registry,
              data: dict[str, Any], name: str = "crypt.dd2vtt") -> storage.Loaded:
-    code, out, err = run(capsys, "import", str(write(tmp_path / name, data)),
+    code, _, err = run(capsys, "import", str(write(tmp_path / name, data)),
                          str(tmp_path / "crypt.tacmap"), "--ruleset", "action_pool",
                          "--seed", "3")
     assert code == 0, err
