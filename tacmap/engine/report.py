@@ -141,6 +141,7 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
     last_round = now.round
     fought = 0
     scrubs: dict[frozenset[str], _Secrets] = {}
+    finder = _Aims()
     for entry in log:
         command, events = entry.command, entry.events
         named = _named(command).union(*(_named(e) for e in events))
@@ -149,30 +150,34 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
         round_of = now.round
         fought = max(fought, round_of)
         texts: list[tuple[Event, str]] = []
-        roller = ""
-        struck = False
+        finder.update(now)
         actor = getattr(command, "actor", "") or ""
         target = getattr(command, "target", "") or ""
         rolls: list[tuple[str, int, int, float]] = []  # (side, dice, sum, expected)
+        aims: dict[tuple[str, str], None] = {}  # (roller, the token its roll names), in order
+        rollers: list[str] = []
+        struck: set[str] = set()
         for ev in events:
             texts.append((ev, _told(now, ev, gm, party)))
             if isinstance(ev, DiceRolled):
-                roller = ev.who
-                side = now.tokens[ev.who].side if ev.who in now.tokens else "GM"
-                rolls.append((side, len(ev.roll.faces), ev.roll.total,
+                rolls.append((_roller_side(now, ev), len(ev.roll.faces), ev.roll.total,
                               len(ev.roll.faces) * (ev.roll.sides + 1) / 2))
+                if ev.who:
+                    rollers.append(ev.who)
+                    aimed = finder.aimed_at(now, ev.why, ev.who)
+                    if aimed:
+                        aims[(ev.who, aimed)] = None
             elif isinstance(ev, GmRolled) and (gm or ev.public):
                 for r in ev.rolls:
                     rolls.append(("GM", len(r.faces), r.total, len(r.faces) * (r.sides + 1) / 2))
-            if isinstance(ev, HpChanged | ConditionChanged) and getattr(ev, "token", "") == target:
-                struck = struck or not isinstance(ev, HpChanged) or ev.new < ev.old
+            if isinstance(ev, ConditionChanged) and ev.gained:
+                struck.add(ev.token)
             if isinstance(ev, HpChanged) and ev.new < ev.old:
+                struck.add(ev.token)
                 hurt = person(ev.token)
                 if hurt is not None:
                     hurt.taken += ev.old - ev.new
-                # A reaction's damage is the roller's; a roll-less hit is the actor's.
-                by = roller if roller and roller != ev.token else actor
-                dealer = person(by) if by and by != ev.token else None
+                dealer = person(_dealer(ev.token, aims, rollers, actor))
                 if dealer is not None:
                     dealer.dealt += ev.old - ev.new
             ev.apply(now)
@@ -183,11 +188,12 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
                 elif c is not None and c.dropped is not None and not _down(now, token_id) \
                         and token_id in now.tokens:
                     c.dropped, c.standing = None, True  # healed back up
-        if target and (isinstance(command, Attack) or any(
-                isinstance(e, DiceRolled) for e in events)):
-            attacker = person(actor) if actor else None
+        if not aims and actor and target and (isinstance(command, Attack) or rollers):
+            aims[(actor, target)] = None
+        for who, aimed in aims:
+            attacker = person(who)
             if attacker is not None:
-                if struck:
+                if aimed in struck:
                     attacker.hits += 1
                 else:
                     attacker.misses += 1
@@ -263,6 +269,60 @@ class _Secrets:
         if heading is None:
             return None
         return Told(heading, [x for x in map(self.line, told.lines) if x is not None])
+
+
+def _dealer(hurt: str, aims: dict[tuple[str, str], None], rollers: Sequence[str],
+            actor: str) -> str:
+    """Who dealt damage to ``hurt``: the last roller whose roll named it (rolls resolved
+    together, a reaction), else the last other roller, else the command's actor."""
+    named = [who for who, aimed in aims if aimed == hurt and who != hurt]
+    if named:
+        return named[-1]
+    others = [who for who in rollers if who != hurt]
+    if others:
+        return others[-1]
+    return actor if actor != hurt else ""
+
+
+class _Aims:
+    """Finds the token a roll is aimed at from its words ("attack on Grul", "shoot Lidda")."""
+
+    def __init__(self) -> None:
+        self._names: tuple[tuple[str, str], ...] = ()
+        self._pattern: re.Pattern[str] | None = None
+
+    def update(self, state: Encounter) -> None:
+        """Follow the tokens' names (rebuilt only when they change)."""
+        names = tuple((t.name, t.id) for t in state.tokens.values() if t.name)
+        if names != self._names:
+            self._names = names
+            words = sorted({n for n, _ in names}, key=len, reverse=True)
+            self._pattern = re.compile(
+                "|".join(rf"(?<!\w){re.escape(w)}(?!\w)" for w in words)) if words else None
+
+    def aimed_at(self, state: Encounter, why: str, who: str) -> str:
+        """The id of the first other token ``why`` names, or ""."""
+        if self._pattern is None:
+            return ""
+        by_name = {n: i for n, i in self._names}
+        for match in self._pattern.finditer(why):
+            token = by_name.get(match.group(0), "")
+            if token and token != who:
+                return token
+        return ""
+
+
+def _roller_side(state: Encounter, roll: DiceRolled) -> str:
+    """Whose dice: the roller's side; a side's own roll ("initiative for Red Company") is
+    that side's; anything else is the GM's."""
+    if roll.who in state.tokens:
+        return state.tokens[roll.who].side
+    if not roll.who:
+        sides = {t.side for t in state.tokens.values()}
+        named = next((side for side in sides if roll.why.endswith(f" for {side}")), None)
+        if named is not None:
+            return named
+    return "GM"
 
 
 def _public(event: Event) -> bool:
@@ -436,4 +496,5 @@ def _luck(rows: Sequence[Luck]) -> Iterable[str]:
                f"{word}</td></tr>")
     yield "</table>"
     yield ('<p class="note">Every die the log holds: its face against the average face of its '
-           "kind ((sides + 1) ÷ 2), summed per side; the GM's rolls are the GM's.</p>")
+           "kind ((sides + 1) ÷ 2), summed per side. A side's own roll (its initiative) is "
+           "that side's; the GM's rolls and the rules' random events are the GM's.</p>")
