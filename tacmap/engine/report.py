@@ -24,7 +24,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tacmap.engine.commands import Attack
-from tacmap.engine.events import ConditionChanged, DiceRolled, Event, Explored, GmRolled, HpChanged
+from tacmap.engine.events import (
+    ConditionChanged,
+    DiceRolled,
+    Event,
+    Explored,
+    GmRolled,
+    HpChanged,
+    TokenAdded,
+    TokenEdited,
+    TokenRemoved,
+)
 from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter, party_side
@@ -92,13 +102,28 @@ class Fight:
     """The state before the first entry (for the map at the start)."""
 
 
+#: The token-naming fields of each record type (looked up once per type).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Events after which the tokens' names or hidden flags may differ.
+_ROSTER = (TokenAdded, TokenRemoved, TokenEdited)
+
+
 def _named(record: object) -> set[str]:
+    kind = type(record)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in TOKEN_FIELDS
+                                       if f in getattr(kind, "__struct_fields__", ()))
     out = set()
-    for name in TOKEN_FIELDS:
-        value = getattr(record, name, None)
+    for name in fields:
+        value = getattr(record, name)
         if isinstance(value, str) and value:
             out.add(value)
     return out
+
+
+def _hidden(state: Encounter) -> frozenset[str]:
+    return frozenset(i for i, t in state.tokens.items() if t.hidden)
 
 
 def _down(state: Encounter, token_id: str) -> bool:
@@ -142,15 +167,19 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
     fought = 0
     scrubs: dict[frozenset[str], _Secrets] = {}
     finder = _Aims()
+    finder.update(now)
+    hidden_ids = _hidden(now)
     for entry in log:
         command, events = entry.command, entry.events
-        named = _named(command).union(*(_named(e) for e in events))
-        hidden_before = {i for i in named if i in now.tokens and now.tokens[i].hidden}
+        roster = any(isinstance(e, _ROSTER) for e in events)
+        named: set[str] = set()
+        if not gm and (hidden_ids or roster):
+            named = _named(command).union(*(_named(e) for e in events))
+        hidden_before = named & hidden_ids
         heading = sentence(now, command, events)
         round_of = now.round
         fought = max(fought, round_of)
         texts: list[tuple[Event, str]] = []
-        finder.update(now)
         actor = getattr(command, "actor", "") or ""
         target = getattr(command, "target", "") or ""
         rolls: list[tuple[str, int, int, float]] = []  # (side, dice, sum, expected)
@@ -181,7 +210,8 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
                 if dealer is not None:
                     dealer.dealt += ev.old - ev.new
             ev.apply(now)
-            for token_id in _named(ev):
+            if isinstance(ev, HpChanged | ConditionChanged):
+                token_id = ev.token
                 c = person(token_id)
                 if c is not None and c.dropped is None and _down(now, token_id):
                     c.dropped, c.standing = now.round, False
@@ -197,12 +227,14 @@ def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
                     attacker.hits += 1
                 else:
                     attacker.misses += 1
-        hidden_after = {i for i in named if (i in now.tokens and now.tokens[i].hidden)
+        if roster:
+            finder.update(now)
+            hidden_ids = _hidden(now)
+        hidden_after = {i for i in named if i in hidden_ids
                         or (i not in now.tokens and i in hidden_before)}
         if gm:
             secrets: _Secrets | None = None
         else:
-            hidden_ids = frozenset(i for i, t in now.tokens.items() if t.hidden)
             secrets = scrubs.get(hidden_ids)
             if secrets is None:
                 secrets = scrubs[hidden_ids] = _Secrets(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+import msgspec
 import pytest
 
-from tacmap.engine.commands import Attack, EndTurn, FreeMove, RollDice, StartCombat
+from tacmap.engine.commands import Attack, EditToken, EndTurn, FreeMove, RollDice, StartCombat
 from tacmap.engine.referee import Referee
 from tacmap.engine.report import fight, hp_chart, page
 from tacmap.engine.ruleset import Registry
@@ -86,6 +87,18 @@ def test_players_report_leaves_out_secrets(registry: Registry) -> None:
     assert "6 → 2" not in text
     assert "Ana takes 5 damage (damage): 10 → 5 HP" in text  # the party's own hit points
     assert [c.name for c in f.combatants] == ["Ana", "Bo", "Grul"]
+
+
+def test_a_token_shown_to_the_players_is_reported_from_then_on(registry: Registry) -> None:
+    referee = played(registry)
+    zog = referee.state.tokens["zog"]
+    referee.execute(EditToken(msgspec.structs.replace(zog, hidden=False)))
+    referee.execute(FreeMove("zog", (9, 6)))
+    f = fight(referee.state, referee.log)
+    text = " ".join(checked(page(f, "Skirmish", "1 May 2026")).text)
+    assert "GM moves Zog to (9, 6)" in text
+    assert "GM moves Zog to (7, 3)" not in text  # the move made while hidden stays out
+    assert "Zog" in [c.name for c in f.combatants]
 
 
 def test_gm_report_holds_everything(registry: Registry) -> None:

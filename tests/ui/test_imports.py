@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -108,15 +107,3 @@ def test_a_hidden_token_is_not_on_the_players_maps(window: MainWindow, tmp_path:
     assert map_png(state, ruleset, None, True) == map_png(plain, ruleset, None, True)
     assert map_png(state, ruleset, None, False) != map_png(plain, ruleset, None, False)
 
-
-@pytest.mark.skipif(not os.environ.get("TACMAP_SHOTS"), reason="screenshots on request")
-def test_screenshot_of_an_imported_map(window: MainWindow, tmp_path: Path) -> None:
-    """TACMAP_SHOTS=DIR: the imported map in the window with fog on and a door open."""
-    imports.import_map(window, window.files, uvtt_file(tmp_path), "action_pool")
-    state = window.session.referee.state
-    window.combat.run(SetDoor(next(i for i, w in enumerate(state.map.walls)
-                                   if w.kind == "door" and not w.open), True))
-    window.view.fit()
-    QApplication.processEvents()
-    window.grab().save(str(Path(os.environ["TACMAP_SHOTS"]) / "imported.png"))
-    assert window.session.referee.state.fog.enabled
