@@ -107,3 +107,21 @@ def test_a_hidden_token_is_not_on_the_players_maps(window: MainWindow, tmp_path:
     assert map_png(state, ruleset, None, True) == map_png(plain, ruleset, None, True)
     assert map_png(state, ruleset, None, False) != map_png(plain, ruleset, None, False)
 
+
+
+def test_the_menu_imports_under_the_open_encounters_ruleset(
+        window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = uvtt_file(tmp_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(source), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(tmp_path / "night one"), ""))
+    monkeypatch.setattr(QDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    menu = window.menuBar().actions()[0].menu()
+    assert isinstance(menu, QMenu)
+    names = {a.text().replace("&", ""): a for a in menu.actions()}
+    names["Import Map…"].trigger()
+    QApplication.processEvents()
+    state = window.session.referee.state
+    assert (state.name, state.ruleset, len(state.map.walls)) == ("crypt", "skirmish", 12)
+    names["Export Fight Report…"].trigger()
+    assert "crypt" in " ".join(checked((tmp_path / "night one.html").read_text()).text)
