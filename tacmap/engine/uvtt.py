@@ -234,8 +234,11 @@ def _portal(value: object, where: str, origin: Point) -> tuple[Point, Point, boo
     bounds = value.get("bounds")
     if not isinstance(bounds, list) or len(bounds) != 2:
         raise InputError(f"{where}.bounds: a door needs its two ends")
-    a, b = _points(bounds, f"{where}.bounds", origin, [2])
-    return a, b, bool(value.get("closed", True))
+    ends = _points(bounds, f"{where}.bounds", origin, [2])
+    if len(ends) < 2:
+        raise InputError(f"{where}.bounds: a door needs two different ends, this one's "
+                         "are the same point")
+    return ends[0], ends[1], bool(value.get("closed", True))
 
 
 def _key(a: Point, b: Point) -> Segment:

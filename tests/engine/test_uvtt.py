@@ -150,6 +150,8 @@ def _bad(kind: str) -> Any:
                                  for i in range(MAX_WALLS + 1)]
     elif kind == "format":
         data["format"] = 7
+    elif kind == "door":
+        data["portals"][1]["bounds"] = [{"x": 3, "y": 3}, {"x": 3, "y": 3}]
     return data
 
 
@@ -160,6 +162,7 @@ def _bad(kind: str) -> Any:
     ("jpeg", "image: the map image is a JPEG image; a Universal VTT image must be PNG or WebP"),
     ("too many", "walls and doors after joining, more than the 10,000 a map may hold"),
     ("format", "format: 7 is not a Universal VTT version tacmap reads"),
+    ("door", "portals[1].bounds: a door needs two different ends"),
 ])
 def test_bad_files_say_why_in_one_sentence_and_write_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, sentence: str) -> None:
