@@ -46,34 +46,19 @@ def wall_problem(wall: Wall, width: float, height: float) -> str | None:
     return None
 
 
-def _cells_along(points: Sequence[tuple[float, float]]) -> set[Cell]:
-    """Cells within a cell of a polyline: the only ones whose steps it can bar.
-
-    Walking the line costs its length, where the bounding box of a long
-    perimeter wall would cost its area.
-    """
-    out: set[Cell] = set()
-    for (x0, y0), (x1, y1) in pairwise(points):
-        n = max(1, int(np.ceil(2 * max(abs(x1 - x0), abs(y1 - y0)))))
-        for i in range(n + 1):
-            x = int(np.floor(x0 + (x1 - x0) * i / n))
-            y = int(np.floor(y0 + (y1 - y0) * i / n))
-            for dx in (-1, 0, 1):
-                for dy in (-1, 0, 1):
-                    out.add((x + dx, y + dy))
-    return out
-
-
 #: The four step directions checked from each cell: E, S, SE, SW.
 _STEPS = np.array([(1, 0), (0, 1), (1, 1), (-1, 1)], dtype=np.int64)
 #: A cell and its eight neighbours.
 _AROUND = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], dtype=np.int64)
 
 
-def _cells_along_all(lines: Sequence[Sequence[tuple[float, float]]]) -> np.ndarray:
-    """``_cells_along`` of many polylines at once, as an array of cells (with repeats).
+def _cells_along(lines: Sequence[Sequence[tuple[float, float]]]) -> np.ndarray:
+    """Cells within a cell of each polyline (with repeats): the only ones whose steps it
+    can bar.
 
-    The same samples as ``_cells_along`` (the same arithmetic, element by element).
+    Walking a line costs its length, where the bounding box of a long perimeter
+    wall would cost its area: each segment is sampled every half cell, and each
+    sample's cell and its eight neighbours are kept.
     """
     p0 = np.concatenate([np.asarray(p[:-1], dtype=float) for p in lines])
     p1 = np.concatenate([np.asarray(p[1:], dtype=float) for p in lines])
@@ -135,7 +120,7 @@ class Walls:
                 else:
                     lines.append(wall.points)
             if lines:
-                boxes.append(_cells_along_all(lines))
+                boxes.append(_cells_along(lines))
             cand = _unique_cells(np.concatenate(boxes))
             # Each undirected step once: E, S, SE, SW.
             ends = (cand[:, None, :] + _STEPS[None, :, :]).reshape(-1, 2)
