@@ -38,6 +38,7 @@ from tacmap.engine.events import (
 from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter, party_side
+from tacmap.engine.storage import gc_paused
 
 #: Conditions that take a combatant out of the fight, whatever the ruleset.
 DOWN = ("dead", "unconscious", "incapacitated", "dying", "down")
@@ -142,6 +143,11 @@ def start_of(state: Encounter, log: Sequence[Entry]) -> Encounter:
 
 def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
     """Walk ``log`` from its start to ``state`` and gather the report (``state`` untouched)."""
+    with gc_paused():  # a long log builds hundreds of thousands of lines, and no cycle
+        return _fight(state, log, gm)
+
+
+def _fight(state: Encounter, log: Sequence[Entry], gm: bool) -> Fight:
     now = start_of(state, log)
     start = copy.deepcopy(now)
     party = party_side(state)
@@ -440,6 +446,12 @@ def _round_name(n: int) -> str:
 def page(f: Fight, ruleset: str, date: str, start_png: bytes | None = None,
          end_png: bytes | None = None) -> str:
     """The report as one HTML page (no script, every image inline)."""
+    with gc_paused():
+        return _page(f, ruleset, date, start_png, end_png)
+
+
+def _page(f: Fight, ruleset: str, date: str, start_png: bytes | None,
+          end_png: bytes | None) -> str:
     out = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
            f"<title>{_e(f.name)} — fight report</title>",
            '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -337,7 +337,7 @@ def load(path: str | Path, registry: Registry) -> Loaded:
     path = Path(path)
     raw = read_bytes(path, MAX_BYTES, "an encounter")
     try:
-        with _gc_paused():
+        with gc_paused():
             return loads(raw, registry)
     except InputError as err:
         raise InputError(f"{path}: {err}") from None
@@ -346,8 +346,9 @@ def load(path: str | Path, registry: Registry) -> Loaded:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector while tens of thousands of records are built.
+def gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while tens of thousands of records are built (reading a
+    file, walking a long log for the fight report).
 
     Reading makes no cycles, yet each burst of allocations would trigger full
     collections over the whole heap: a large log loaded twice as slowly.
