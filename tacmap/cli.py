@@ -71,6 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="dice seed, 0 to 1,000,000,000 (default: random)")
     new.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
+    imp = sub.add_parser("import", help="a new encounter from a Universal VTT map "
+                                        "(.dd2vtt, .uvtt, .df2vtt): image, grid, walls, doors")
+    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("out", metavar="OUT.tacmap")
+    imp.add_argument("--ruleset", required=True, metavar="ID")
+    imp.add_argument("--name", default="", help="title of the encounter (default: FILE's name)")
+    imp.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
+    imp.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+
+    report = sub.add_parser("report", help="write the fight report: one HTML file to share")
+    report.add_argument("file", metavar="FILE")
+    report.add_argument("out", metavar="OUT.html")
+    report.add_argument("--gm", action="store_true",
+                        help="include everything: GM-only rolls, hidden tokens, all hit points")
+
     check = sub.add_parser("check", help="validate an encounter file")
     check.add_argument("file", metavar="FILE")
 
@@ -110,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-COMMANDS = ("rulesets", "open", "render", "new", "check", "measure", "play", "roll", "bench")
+COMMANDS = ("rulesets", "open", "render", "new", "import", "report", "check", "measure", "play",
+            "roll", "bench")
 
 
 def _with_open(argv: list[str]) -> list[str]:
@@ -217,6 +233,20 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return 0
     if args.command == "new":
         return _new(registry, args)
+    if args.command == "import":
+        from tacmap.engine.uvtt import import_file
+
+        if args.seed is not None:
+            _check_seed(args.seed)
+        for text in import_file(registry, args.file, args.out, args.ruleset, args.name,
+                                args.seed, args.force):
+            print(text)
+        return 0
+    if args.command == "report":
+        from tacmap.ui.report import report_file
+
+        print(report_file(registry, Path(args.file), Path(args.out), args.gm))
+        return 0
     if args.command == "check":
         loaded = storage.load(args.file, registry)
         try:
@@ -245,10 +275,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if args.command == "bench":
         from tacmap import bench
         from tacmap.ui import bench as map_bench
+        from tacmap.ui import import_bench
 
         # Composed here, the one module above both: the engine's bench never imports the UI.
         return bench.main(registry, as_json=args.json, quick=args.quick,
-                          sources=[map_bench.run])
+                          sources=[map_bench.run, import_bench.run])
     raise UsageError(f"unknown command {args.command!r}")
 
 

@@ -46,22 +46,38 @@ def wall_problem(wall: Wall, width: float, height: float) -> str | None:
     return None
 
 
-def _cells_along(points: Sequence[tuple[float, float]]) -> set[Cell]:
-    """Cells within a cell of a polyline: the only ones whose steps it can bar.
+#: The four step directions checked from each cell: E, S, SE, SW.
+_STEPS = np.array([(1, 0), (0, 1), (1, 1), (-1, 1)], dtype=np.int64)
+#: A cell and its eight neighbours.
+_AROUND = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], dtype=np.int64)
 
-    Walking the line costs its length, where the bounding box of a long
-    perimeter wall would cost its area.
+
+def _cells_along(lines: Sequence[Sequence[tuple[float, float]]]) -> np.ndarray:
+    """Cells within a cell of each polyline (with repeats): the only ones whose steps it
+    can bar.
+
+    Walking a line costs its length, where the bounding box of a long perimeter
+    wall would cost its area: each segment is sampled every half cell, and each
+    sample's cell and its eight neighbours are kept.
     """
-    out: set[Cell] = set()
-    for (x0, y0), (x1, y1) in pairwise(points):
-        n = max(1, int(np.ceil(2 * max(abs(x1 - x0), abs(y1 - y0)))))
-        for i in range(n + 1):
-            x = int(np.floor(x0 + (x1 - x0) * i / n))
-            y = int(np.floor(y0 + (y1 - y0) * i / n))
-            for dx in (-1, 0, 1):
-                for dy in (-1, 0, 1):
-                    out.add((x + dx, y + dy))
+    p0 = np.concatenate([np.asarray(p[:-1], dtype=float) for p in lines])
+    p1 = np.concatenate([np.asarray(p[1:], dtype=float) for p in lines])
+    n = np.maximum(1, np.ceil(2 * np.abs(p1 - p0).max(axis=1))).astype(np.int64)
+    seg = np.repeat(np.arange(len(n)), n + 1)
+    i = np.arange(int((n + 1).sum())) - np.repeat(np.cumsum(n + 1) - (n + 1), n + 1)
+    a, d = p0[seg], (p1 - p0)[seg]
+    xy = np.floor(a + d * i[:, None] / n[seg][:, None]).astype(np.int64)
+    out: np.ndarray = (xy[:, None, :] + _AROUND[None, :, :]).reshape(-1, 2)
     return out
+
+
+def _unique_cells(cells: np.ndarray) -> np.ndarray:
+    """The distinct rows of an (n, 2) array of cells (one key a cell: a 1-D sort is fast)."""
+    cells = cells.astype(np.int64)
+    low = cells.min(axis=0)
+    span = int(cells[:, 1].max() - low[1]) + 1
+    keys = np.unique((cells[:, 0] - low[0]) * span + (cells[:, 1] - low[1]))
+    return np.stack([keys // span + low[0], keys % span + low[1]], axis=1)
 
 
 class Walls:
@@ -85,36 +101,41 @@ class Walls:
         self._blocked_cells: set[Cell] | None = None
 
     def _rasterise(self) -> None:
-        """Find every blocked step and cell once, in bulk, so searches are set look-ups."""
+        """Find every blocked step and cell once, in bulk, so searches are set look-ups.
+
+        Vectorised with numpy: an imported map's thousands of wall segments are
+        rasterised in milliseconds, so the first drag on it does not stall.
+        """
         steps: set[tuple[Cell, Cell]] = set()
         cells: set[Cell] = set()
         if self.shapes:
-            candidates: set[Cell] = set()
+            boxes: list[np.ndarray] = []
+            lines: list[Sequence[tuple[float, float]]] = []
             for wall, shape in zip(self.walls, self.shapes, strict=True):
                 if wall.closed:
                     x0, y0, x1, y1 = shape.bounds
-                    for x in range(int(np.floor(x0)) - 1, int(np.ceil(x1)) + 1):
-                        for y in range(int(np.floor(y0)) - 1, int(np.ceil(y1)) + 1):
-                            candidates.add((x, y))
+                    xs = np.arange(int(np.floor(x0)) - 1, int(np.ceil(x1)) + 1)
+                    ys = np.arange(int(np.floor(y0)) - 1, int(np.ceil(y1)) + 1)
+                    boxes.append(np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2))
                 else:
-                    candidates.update(_cells_along(wall.points))
+                    lines.append(wall.points)
+            if lines:
+                boxes.append(_cells_along(lines))
+            cand = _unique_cells(np.concatenate(boxes))
             # Each undirected step once: E, S, SE, SW.
-            pairs = [(c, (c[0] + dx, c[1] + dy)) for c in candidates
-                     for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1))]
-            coords = np.array([[[a[0] + 0.5, a[1] + 0.5], [b[0] + 0.5, b[1] + 0.5]]
-                               for a, b in pairs])
-            lines = shapely.linestrings(coords)
-            hit_steps, _ = self.tree.query(lines, predicate="intersects")
-            for i in set(hit_steps.tolist()):
-                a, b = pairs[i]
-                steps.add((a, b))
-                steps.add((b, a))
-            centres = list(candidates)
-            points = shapely.points(np.array([[c[0] + 0.5, c[1] + 0.5] for c in centres]))
-            hit_cells, walls = self.tree.query(points, predicate="within")
+            ends = (cand[:, None, :] + _STEPS[None, :, :]).reshape(-1, 2)
+            starts = np.repeat(cand, len(_STEPS), axis=0)
+            coords = np.stack([starts, ends], axis=1) + 0.5
+            hit_steps, _ = self.tree.query(shapely.linestrings(coords), predicate="intersects")
+            hit = np.unique(hit_steps)
+            a_cells = list(map(tuple, starts[hit].tolist()))
+            b_cells = list(map(tuple, ends[hit].tolist()))
+            steps.update(zip(a_cells, b_cells, strict=True))
+            steps.update(zip(b_cells, a_cells, strict=True))
+            hit_cells, walls = self.tree.query(shapely.points(cand + 0.5), predicate="within")
             for i, w in zip(hit_cells.tolist(), walls.tolist(), strict=True):
                 if self.walls[w].closed:
-                    cells.add(centres[i])
+                    cells.add((int(cand[i, 0]), int(cand[i, 1])))
         self._blocked_steps, self._blocked_cells = steps, cells
 
     @property

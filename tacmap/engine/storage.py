@@ -182,6 +182,8 @@ def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
     body["tokens"] = list(state.tokens.values())
     if not state.templates:
         del body["templates"]  # files from before templates keep their bytes
+    if not state.map_extras:
+        del body["map_extras"]  # likewise files from before map imports
     try:
         return _encode_file(state, log, images, body)
     except UnicodeEncodeError as err:
@@ -343,7 +345,7 @@ def load(path: str | Path, registry: Registry) -> Loaded:
     path = Path(path)
     raw = read_bytes(path, MAX_BYTES, "an encounter")
     try:
-        with _gc_paused():
+        with gc_paused():
             return loads(raw, registry)
     except InputError as err:
         raise InputError(f"{path}: {err}") from None
@@ -352,8 +354,9 @@ def load(path: str | Path, registry: Registry) -> Loaded:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector while tens of thousands of records are built.
+def gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while tens of thousands of records are built (reading a
+    file, walking a long log for the fight report).
 
     Reading makes no cycles, yet each burst of allocations would trigger full
     collections over the whole heap: a large log loaded twice as slowly.

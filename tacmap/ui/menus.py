@@ -13,6 +13,7 @@ from functools import partial
 
 from tacmap.engine.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
 from tacmap.engine.state import DIAGONAL_RULES, Encounter
+from tacmap.ui import imports
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
@@ -120,6 +121,9 @@ class WindowMenus(QMainWindow):
         self._action(file, "Save &As…", files.save_as, QKeySequence.StandardKey.SaveAs)
         file.addSeparator()
         self._action(file, "Load Map &Image…", self.build.load_image)
+        self._action(file, "Import &Map…", lambda: imports.import_map(files.host, files))
+        self._action(file, "Import &Walls…", lambda: imports.import_walls(files.host))
+        self._action(file, "Export Fight Re&port…", lambda: imports.export_report(files.host))
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         edit = bar.addMenu("&Edit")

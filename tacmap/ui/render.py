@@ -38,11 +38,23 @@ def app() -> QApplication:
 def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | None = None,
            player: bool = False, px_per_metre: float = 40.0) -> tuple[int, int]:
     """Draw the whole map to a PNG; returns its size in pixels."""
+    image, problems = draw(state, ruleset, images, player, px_per_metre)
+    # The stubs ask for bytes, the binding accepts only str: trust the binding.
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
+        raise OSError(f"cannot write {out}")
+    for problem in problems:  # an image not drawn is named, as the window names it
+        print(f"tacmap: {problem}", file=sys.stderr)
+    return image.width(), image.height()
+
+
+def draw(state: Encounter, ruleset: Ruleset, images: Path | None = None, player: bool = False,
+         px_per_metre: float = 40.0, max_edge: int = MAX_EDGE) -> tuple[QImage, list[str]]:
+    """The whole map drawn to an image, and the images it could not draw (as sentences)."""
     app()
     scene = MapScene(state, ruleset, images, player)
     scene.set_overview(px_per_metre < 7)
     rect = scene.sceneRect()
-    scale = min(px_per_metre / CELL, MAX_EDGE / max(rect.width(), rect.height()))
+    scale = min(px_per_metre / CELL, max_edge / max(rect.width(), rect.height()))
     scene.set_overview(scale * CELL < 7)
     w, h = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
     image = QImage(w, h, QImage.Format.Format_ARGB32)
@@ -52,9 +64,4 @@ def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | N
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
     scene.render(painter, QRectF(0, 0, w, h), rect, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
-    # The stubs ask for bytes, the binding accepts only str: trust the binding.
-    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
-        raise OSError(f"cannot write {out}")
-    for problem in scene.problems:  # an image not drawn is named, as the window names it
-        print(f"tacmap: {problem}", file=sys.stderr)
-    return w, h
+    return image, list(scene.problems)

@@ -49,6 +49,9 @@ class WallsItem(QGraphicsPathItem):
     def __init__(self, walls: Sequence[Wall]) -> None:
         super().__init__()
         self.setZValue(5)
+        # Walls change seldom and an imported map strokes thousands of segments: kept as
+        # pixels of the view (redrawn on a zoom or a change), a drag repaints a copy.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.obstacles = QPainterPath()
         self.doors = QPainterPath()
         self.open_doors = QPainterPath()

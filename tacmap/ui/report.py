@@ -1,0 +1,63 @@
+"""The fight report with its maps: the engine gathers and writes, this draws the two maps.
+
+Both maps are drawn by the same scene code as the window (``tacmap.ui.render``):
+the players' report as the player view draws it (no hidden token, fog as the
+players saw it), the GM's report as the GM's map.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from tacmap.engine import storage
+from tacmap.engine.errors import InputError
+from tacmap.engine.referee import Entry
+from tacmap.engine.report import fight, page
+from tacmap.engine.ruleset import Registry, Ruleset
+from tacmap.engine.state import Encounter
+from tacmap.ui.qt import QBuffer, QByteArray, QIODevice
+from tacmap.ui.render import draw
+
+#: Pixels per cell of the report's maps, and their longest edge: sharp, yet a page
+#: of a few hundred kilobytes.
+MAP_PX = 28.0
+MAP_EDGE = 1600
+
+
+def map_png(state: Encounter, ruleset: Ruleset, images: Path | None, player: bool) -> bytes:
+    """The map drawn as a PNG's bytes (the player view's drawing when ``player``)."""
+    image, _ = draw(state, ruleset, images, player, MAP_PX, MAP_EDGE)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]
+    buffer.close()
+    return bytes(data.data())
+
+
+def report_html(state: Encounter, log: list[Entry], ruleset: Ruleset, images: Path | None,
+                date: str, gm: bool = False) -> str:
+    """The fight report of an encounter and its log, as one HTML page."""
+    f = fight(state, log, gm)
+    start = map_png(f.start, ruleset, images, not gm)
+    end = map_png(state, ruleset, images, not gm)
+    return page(f, f"{ruleset.manifest.name} ({ruleset.id})", date, start, end)
+
+
+def report_file(registry: Registry, path: Path, out: Path, gm: bool = False) -> str:
+    """``tacmap report FILE OUT.html``: write the report; the line to print."""
+    loaded = storage.load(path, registry)
+    state = loaded.state
+    try:
+        when = datetime.date.fromtimestamp(path.stat().st_mtime)
+    except OSError:
+        when = datetime.date.today()
+    text = report_html(state, loaded.log, registry.get(state.ruleset),
+                       path.parent / loaded.images, f"{when:%d %B %Y}".lstrip("0"), gm)
+    try:
+        storage.write_atomic(out, text)
+    except OSError as err:
+        raise InputError(f"{out}: cannot write ({err.strerror or err})") from None
+    return (f"{out}: fight report of {state.name!r}, "
+            f"{len(loaded.log):,} log entries{' (GM: everything)' if gm else ' (for the players)'}")
