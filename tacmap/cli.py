@@ -237,7 +237,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
         from tacmap.engine.uvtt import import_file
 
         if args.seed is not None:
-            _check_seed(args.seed)
+            _check_seed(args.seed, "import")
         for text in import_file(registry, args.file, args.out, args.ruleset, args.name,
                                 args.seed, args.force):
             print(text)

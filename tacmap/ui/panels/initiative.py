@@ -53,6 +53,13 @@ class OrderList(QListWidget):
         self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
 
+    def wrap_rows(self) -> None:
+        """A long row (a speed, a weapon, a phase) wraps onto another line rather than
+        hiding its end behind a sideways scroll bar (the GM's narrow dock)."""
+        self.setWordWrap(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+
     def sizeHint(self) -> QSize:
         # Ask the window for room for every row (up to a screenful): the dock
         # then grows with the order instead of keeping five rows and a scroll bar.
@@ -86,6 +93,8 @@ ACTIONS_MIN_HEIGHT = 36
 #: Buttons the actions box shows whole before the rest scroll: the acting token's
 #: actions are what the GM clicks most, so they take room before the panels below.
 ACTIONS_SHOWN = 10
+#: The turn order asks for at most this width for its rows: longer ones wrap.
+ROWS_MAX_WIDTH = 330
 #: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
 WANTED_ROWS = 12
 
@@ -172,6 +181,7 @@ class InitiativePanel(QWidget):
         self.rows.setMinimumHeight(ORDER_MIN_HEIGHT)
         layout.addWidget(self.rows, 1)
         if not player:
+            self.rows.wrap_rows()
             layout.addWidget(self.actions_box)
             # Wide enough for "Attack Gruk the orc chief (bow) …" and the dock's title.
             self.setMinimumWidth(ACTIONS_WIDTH)
@@ -268,7 +278,8 @@ class InitiativePanel(QWidget):
         rows = self.rows
         wanted = rows.sizeHintForColumn(0) if rows.count() else 0
         scroll = rows.verticalScrollBar().sizeHint().width()
-        rows.setMinimumWidth(max(160, wanted + 2 * rows.frameWidth() + scroll + 8))
+        wanted = max(160, wanted + 2 * rows.frameWidth() + scroll + 8)
+        rows.setMinimumWidth(wanted if self.player else min(ROWS_MAX_WIDTH, wanted))
 
     def _show_actions(self, actions: list[ActionOption]) -> None:
         while self.actions_layout.count():
