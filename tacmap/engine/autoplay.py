@@ -229,15 +229,25 @@ def free_cell(state: Encounter, near: Cell, size: int = 1) -> Cell:
 
 
 def newcomer(referee: Referee) -> Token:
-    """A combatant as Build ▸ Add Combatant makes one: default stats, the first side,
-    on the free cell nearest the map's middle."""
+    """A combatant as Build ▸ Add Combatant makes one (default stats, the first side), in
+    the map's corner farthest from its enemies: struck down before its first turn, it
+    would prove nothing about getting turns."""
     state = referee.state
     n = len(state.tokens) + 1
     while f"c{n}" in state.tokens:
         n += 1
     sides = [t.side for t in state.tokens.values()]
-    x, y = free_cell(state, (state.map.width // 2, state.map.height // 2))
-    return Token(f"c{n}", f"Combatant {n}", sides[0] if sides else "party", x, y,
+    side = sides[0] if sides else "party"
+    enemies = [t.cell for t in state.tokens.values() if t.side != side and t.alive]
+    w, h = state.map.width - 1, state.map.height - 1
+
+    def safety(corner: Cell) -> int:
+        return min((max(abs(corner[0] - x), abs(corner[1] - y)) for x, y in enemies),
+                   default=0)
+
+    corner = max(((0, 0), (w, 0), (0, h), (w, h)), key=safety)
+    x, y = free_cell(state, corner)
+    return Token(f"c{n}", f"Combatant {n}", side, x, y,
                  stats=defaults(referee.ruleset.stat_fields()))
 
 
