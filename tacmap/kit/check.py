@@ -225,11 +225,16 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
     if loaded is None:
         return parts
     registry, ruleset = loaded
-    for name, work in (
-            ("scenarios", lambda: check_scenarios(scenarios or folder / "scenarios", registry)),
-            ("contract", lambda: check_contract(registry, ruleset,
-                                                demo or find_demo(folder, ruleset.id),
-                                                rounds, seeds))):
+
+    def scenario_part() -> Part:
+        return check_scenarios(scenarios or folder / "scenarios", registry)
+
+    def contract_part() -> Part:
+        return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),
+                              rounds, seeds)
+
+    work: Callable[[], Part]
+    for name, work in (("scenarios", scenario_part), ("contract", contract_part)):
         began = time.perf_counter()
         try:
             part = work()
