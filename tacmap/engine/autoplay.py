@@ -52,7 +52,12 @@ class Choice:
     """Where the template goes, for ``target == "area"``."""
 
     def command(self, actor: str) -> Command:
-        """The command the window sends for this choice."""
+        """The command the window sends for this choice: an option aimed at a cell is the
+        drag on the map, a ``Move`` along ``path``, whatever its key."""
+        if self.option.target == "cell":
+            if not self.path:
+                raise ValueError("a move needs the path the token is dragged along")
+            return Move(actor, self.path)
         return command_for(actor, self.option, self.target, path=self.path, area=self.area)
 
 
@@ -77,6 +82,8 @@ class Table:
         self.rng = rng
         self._offsets = [(dx, dy) for dx in range(-REACH, REACH + 1)
                          for dy in range(-REACH, REACH + 1) if (dx, dy) != (0, 0)]
+        self._version = -1
+        self._legal: dict[Command, bool] = {}
 
     @property
     def state(self) -> Encounter:
@@ -84,11 +91,18 @@ class Table:
         return self.referee.state
 
     def legal(self, actor: str, choice: Choice) -> bool:
-        """Whether the referee's preview allows ``choice`` for ``actor`` now."""
+        """Whether the referee's preview allows ``choice`` for ``actor`` now (asked once
+        per command between two changes of the encounter)."""
         try:
-            return self.referee.preview(choice.command(actor)).legal
+            command = choice.command(actor)
         except ValueError:
             return False
+        if self._version != self.referee.version:
+            self._version, self._legal = self.referee.version, {}
+        known = self._legal.get(command)
+        if known is None:
+            known = self._legal[command] = self.referee.preview(command).legal
+        return known
 
     def targets(self, actor: str, option: ActionOption) -> list[str]:
         """Tokens ``option`` may be aimed at now, in a shuffled order (its own ``at`` alone
@@ -113,7 +127,7 @@ class Table:
         offsets = self.rng.sample(self._offsets, min(TRIES, len(self._offsets)))
         for dx, dy in offsets:
             cell = (token.x + dx, token.y + dy)
-            if self.referee.preview(Move(actor, (cell,))).legal:
+            if self.legal(actor, Choice(option, path=(cell,))):
                 return cell
         return None
 
