@@ -72,7 +72,7 @@ def schema(ruleset: str | None = None, folders: Iterable[str | Path] = ()) -> di
 def _renamed(doc: dict[str, Any]) -> dict[str, Any]:
     """Short names for generic records (``ScheduleChanged_tacmap…`` → ``ScheduleChanged``)."""
     defs = doc.get("$defs", {})
-    names = {old: re.split(r"_(?:tacmap|typing)", old)[0] for old in defs}
+    names = {old: _short_name(old) for old in defs}
     text = json.dumps(doc)
     for old, new in sorted(names.items(), key=lambda kv: -len(kv[0])):
         if old != new:
@@ -80,6 +80,15 @@ def _renamed(doc: dict[str, Any]) -> dict[str, Any]:
                        .replace(f'"{old}":', f'"{new}":')
     result: dict[str, Any] = json.loads(text)
     return result
+
+
+def _short_name(name: str) -> str:
+    """``ScheduleChanged_tacmap.engine…`` → ``ScheduleChanged``; a ruleset's record whose
+    name another ruleset uses too, ``tacmap_ruleset_reflex.round.Plan`` → ``reflex.Plan``."""
+    own = re.fullmatch(r"tacmap_ruleset_([a-z0-9_]+?)(?:_\d+)?\.(?:\w+\.)*(\w+)", name)
+    if own:
+        return f"{own[1]}.{own[2]}"
+    return re.split(r"_(?:tacmap|typing)", name)[0]
 
 
 def text(ruleset: str | None = None, folders: Iterable[str | Path] = ()) -> str:
