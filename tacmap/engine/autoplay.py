@@ -215,6 +215,11 @@ class Tally:
     joined: str = ""
     """The id of the combatant added mid-combat ("" when none was)."""
 
+    def problem(self, text: str) -> None:
+        """Note a broken promise once (the same one at every step is one problem)."""
+        if text not in self.problems:
+            self.problems.append(text)
+
     def never_acted(self, state: Encounter) -> list[str]:
         """Living tokens that never got a turn."""
         return sorted(t.id for t in state.tokens.values() if t.alive and not self.turns[t.id])
@@ -284,7 +289,7 @@ class Driver:
             self.referee.execute(command)
         except RuleError as err:
             self.tally.refusals += 1
-            self.tally.problems.append(f"{what} was refused: {err}")
+            self.tally.problem(f"{what} was refused: {err}")
             return False
         self.tally.executed += 1
         return True
@@ -309,13 +314,12 @@ class Driver:
         options = ruleset.actions_for(state, actor)
         for o in options:
             if not o.enabled and not o.reason.strip():
-                tally.problems.append(f"{o.label!r} of {actor} is disabled with no reason")
+                tally.problem(f"{o.label!r} of {actor} is disabled with no reason")
         choice = self.policy.choose(self.table, actor, options)
         if choice is None:
             ends = [o for o in options if o.key == "end_turn"]
             if ends and not any(o.enabled for o in ends):
-                tally.problems.append(f"{actor} can neither act nor end the turn "
-                                      f"({ends[0].reason})")
+                tally.problem(f"{actor} can neither act nor end the turn ({ends[0].reason})")
                 return False
             tally.ended += 1
             return self.send(EndTurn(), f"End turn of {actor}")
