@@ -122,11 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run the performance benchmarks")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+
+    from tacmap.kit import commands as kit
+
+    kit.add_parsers(sub)  # ruleset check, ruleset new, schema
     return p
 
 
 COMMANDS = ("rulesets", "open", "render", "new", "import", "report", "check", "measure", "play",
-            "roll", "bench")
+            "roll", "bench", "ruleset", "schema")
 
 
 def _with_open(argv: list[str]) -> list[str]:
@@ -209,6 +213,10 @@ def _warn(warnings: list[str]) -> None:
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
          warnings: list[str]) -> int:
+    if args.command in ("ruleset", "schema"):
+        from tacmap.kit import commands as kit
+
+        return kit.run(args, warnings.append)
     registry = Registry(args.rulesets_dir, warn=warnings.append)
     if args.command in (None, "open"):
         from tacmap.ui.app import run

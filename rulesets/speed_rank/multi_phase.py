@@ -330,6 +330,13 @@ def spell_card(rules: Rules, state: Encounter, cmd: Act, base: Preview) -> Previ
     this" would be wrong for a Magic Missile's 1d4+1.
     """
     spell = rules.data.spells.get(cmd.detail)
+    if base.legal and spell is not None and spell.template:
+        # The trial resolve stops at the first die it would throw, which may come before
+        # the area is judged: judge it here, or the card offers what the referee refuses.
+        try:
+            aimed_area(rules, state, state.token(cmd.actor), spell, cmd.area)
+        except RuleError as err:
+            return Preview(False, str(err))
     if not base.legal or spell is None or not (spell.count or spell.save):
         return base
     caster = state.token(cmd.actor)

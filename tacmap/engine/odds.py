@@ -51,6 +51,10 @@ class Distribution:
         """Probability of ``value`` or more."""
         return self.chance(lambda o: o >= value)
 
+    def at_most(self, value: int) -> float:
+        """Probability of ``value`` or less."""
+        return self.chance(lambda o: o <= value)
+
     def mean(self) -> float:
         """Expected value."""
         return float(self._die.mean())
@@ -121,3 +125,40 @@ def kept(count: int, sides: int, keep: int, highest: bool = True) -> Distributio
         return _constant(0)
     one = icepool.d(sides)
     return Distribution(one.highest(count, keep) if highest else one.lowest(count, keep))
+
+
+def highest(count: int, sides: int) -> Distribution:
+    """The highest of ``count`` dice of ``sides`` faces (a d20 with advantage: 2 dice).
+
+    >>> round(highest(2, 20).at_least(11), 4)
+    0.75
+    >>> highest(1, 6).items() == die(6).items()
+    True
+    """
+    return kept(max(count, 1), sides, 1, highest=True)
+
+
+def lowest(count: int, sides: int) -> Distribution:
+    """The lowest of ``count`` dice of ``sides`` faces (a d20 with disadvantage: 2 dice).
+
+    >>> round(lowest(2, 20).at_least(11), 4)
+    0.25
+    >>> round(lowest(3, 6).mean(), 4)
+    2.0417
+    """
+    return kept(max(count, 1), sides, 1, highest=False)
+
+
+def reach(roll: Distribution, target: int, bonus: int = 0) -> float:
+    """The chance that ``roll`` plus ``bonus`` reaches ``target`` (meets or beats it).
+
+    >>> reach(die(20), 15, bonus=4)          # d20 + 4 against 15
+    0.5
+    >>> round(reach(highest(2, 20), 15, bonus=4), 4)   # the same with advantage
+    0.75
+    >>> round(reach(kept(4, 6, 3), 15), 4)  # 4d6, keep the highest 3, 15 or more
+    0.2315
+    >>> round(reach(successes(6, 6, 5), 2), 4)   # 6d6, two or more 5+ successes
+    0.6488
+    """
+    return roll.at_least(target - bonus)

@@ -8,7 +8,7 @@ import pytest
 
 from tacmap.engine.referee import replay
 from tacmap.engine.ruleset import Registry
-from tests.scenarios.runner import run
+from tacmap.kit.scenarios import run
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("*/*.jsonl"))

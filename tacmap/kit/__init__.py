@@ -1,0 +1,1 @@
+"""The ruleset author's kit: scenarios, the every-action check, the scaffold, the schema."""

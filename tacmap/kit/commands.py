@@ -1,0 +1,56 @@
+"""The kit's commands on the ``tacmap`` command line: ``ruleset check``, ``ruleset new``,
+``schema``. ``tacmap.cli`` adds the parsers and hands the parsed arguments over."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tacmap.engine.errors import InputError
+from tacmap.kit import check, scaffold, schema
+
+
+def add_parsers(sub: Any) -> None:
+    """``ruleset`` (with ``check`` and ``new``) and ``schema`` on the sub-command parser."""
+    ruleset = sub.add_parser("ruleset", help="check a ruleset folder, or start a new one")
+    kit = ruleset.add_subparsers(dest="kit_command", metavar="ACTION", required=True,
+                                 parser_class=type(ruleset))
+    checker = kit.add_parser(
+        "check", help="shape, scenarios and the every-action contract of a ruleset folder",
+        description="Check a ruleset folder: its shape and ruleset.toml, every scenario "
+                    "file, and the every-action contract played headless on its demo. "
+                    "One line per part; exit 0 when all pass, 2 otherwise.")
+    checker.add_argument("folder", metavar="DIR", type=Path)
+    checker.add_argument("--demo", type=Path, default=None, metavar="FILE",
+                         help="the encounter to play (default: a .tacmap in DIR)")
+    checker.add_argument("--scenarios", type=Path, default=None, metavar="DIR",
+                         help="where the scenario files are (default: DIR/scenarios)")
+    checker.add_argument("--rounds", type=int, default=check.ROUNDS, metavar="N",
+                         help=f"rounds played per seed (default {check.ROUNDS})")
+    checker.add_argument("--seeds", type=int, default=check.SEEDS, metavar="K",
+                         help=f"seeds played (default {check.SEEDS})")
+    new = kit.add_parser("new", help="write a small working ruleset folder to start from",
+                         description="Write DIR/ID: a small ruleset that passes "
+                                     "'tacmap ruleset check' at once, to change into yours.")
+    new.add_argument("id", metavar="ID", help="lower-case letters, digits and _")
+    new.add_argument("folder", metavar="DIR", type=Path)
+    printed = sub.add_parser("schema", help="print the encounter file format as a JSON Schema")
+    printed.add_argument("--ruleset", default=None, metavar="ID",
+                         help="also name the commands and events of this ruleset")
+
+
+def run(args: argparse.Namespace, registry_warn: Callable[[str], None]) -> int:
+    """Run ``ruleset check``, ``ruleset new`` or ``schema``; the exit code."""
+    if args.command == "schema":
+        print(schema.text(args.ruleset, args.rulesets_dir))
+        return 0
+    if args.kit_command == "new":
+        made = scaffold.write(args.id, args.folder)
+        print(f"{made}: new ruleset {args.id!r}; try: tacmap ruleset check {made}")
+        return 0
+    if not 1 <= args.rounds <= 1000 or not 1 <= args.seeds <= 1000:
+        raise InputError("--rounds and --seeds must be 1 to 1000")
+    return check.main(args.folder, args.demo, args.scenarios, args.rounds, args.seeds,
+                      registry_warn)

@@ -1,0 +1,136 @@
+"""``tacmap ruleset check`` and ``tacmap ruleset new``: what an author runs and reads."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tacmap.cli import main
+from tacmap.kit import scaffold
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTIN = sorted(p.parent.name for p in (ROOT / "rulesets").glob("*/ruleset.toml"))
+
+
+def check(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str) -> tuple[int, str]:
+    code = main(["ruleset", "check", str(folder), *extra])
+    out, _ = capsys.readouterr()
+    return code, re.sub(r" \(\d+\.\d s\)$", "", out, flags=re.M)  # timings vary
+
+
+@pytest.fixture
+def made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A ruleset just written by ``tacmap ruleset new demo_game``."""
+    assert main(["ruleset", "new", "demo_game", str(tmp_path)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"{tmp_path / 'demo_game'}: new ruleset 'demo_game'")
+    return tmp_path / "demo_game"
+
+
+@pytest.mark.parametrize("ruleset_id", BUILTIN)
+def test_each_built_in_ruleset_passes_its_check(capsys: pytest.CaptureFixture[str],
+                                                ruleset_id: str) -> None:
+    code, out = check(capsys, ROOT / "rulesets" / ruleset_id,
+                      "--scenarios", str(ROOT / "tests" / "scenarios" / ruleset_id))
+    lines = out.splitlines()
+    assert [line.split(" — ")[0] for line in lines] == ["shape: ok", "scenarios: ok",
+                                                         "contract: ok"], out
+    assert code == 0
+    assert "0 refused" in lines[2] and "the newcomer acted in 3 of 3" in lines[2]
+
+
+def test_a_new_ruleset_passes_its_check_at_once(made: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert sorted(p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()) == \
+        sorted(scaffold.FILES)
+    assert 'id = "demo_game"' in (made / "ruleset.toml").read_text()
+    assert 'name = "Demo game"' in (made / "ruleset.toml").read_text()
+    assert json.loads((made / "demo.tacmap").read_text())["encounter"]["ruleset"] == "demo_game"
+    assert (made / "README.md").read_text().startswith("# `demo_game` — Demo game")
+    code, out = check(capsys, made)
+    assert code == 0, out
+    assert out.startswith("shape: ok — demo_game (Demo game) 0.1, api 1")
+    assert "scenarios: ok — 1 files, 11 steps as written" in out
+    assert "contract: ok — 3 seeds × 20 rounds on demo.tacmap" in out
+
+
+def test_new_refuses_a_bad_id_and_a_folder_that_exists(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ruleset", "new", "Demo-Game", str(made.parent)]) == 2
+    assert "must be lower-case letters" in capsys.readouterr().err
+    assert main(["ruleset", "new", "demo_game", str(made.parent)]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_a_scenario_that_fails_on_purpose_prints_a_diff(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = made / "scenarios" / "basics.jsonl"
+    text = path.read_text()
+    # The author expects 4 damage where the rules deal 3, and forgets a roll.
+    text = text.replace('{"type": "hp_changed", "token": "grul", "old": 5, "new": 2}',
+                        '{"type": "hp_changed", "token": "grul", "old": 5, "new": 1}')
+    text = text.replace('{"type": "dice_rolled", "why": "damage", "roll": {"faces": [3]}}, ', "")
+    path.write_text(text)
+    code, out = check(capsys, made)
+    assert code == 2
+    assert out.splitlines()[1:7] == [
+        "scenarios: FAILED — 1 of 1 files failed",
+        "    basics.jsonl:5: attack actor=ana target=grul: the events differ "
+        "(expected 3, produced 4)",
+        "      = schedule_changed",
+        "      = dice_rolled",
+        '      + dice_rolled {"who": "ana", "why": "damage", "roll": {"type": "roll", '
+        '"sides": 6, "faces": [3]}}   (produced, not expected)',
+        "      ≠ hp_changed: new: expected 1, got 2",
+    ], out
+    assert out.splitlines()[-1].startswith("contract: ok")
+
+
+def test_a_refused_option_fails_the_contract_and_names_it(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A refusal after the dice: the preview stops at the first die and calls the attack
+    # legal, so the Actions panel offers what the referee then refuses.
+    rules = made / "rules.py"
+    rules.write_text(rules.read_text().replace(
+        '        total = roll.total + self.stat(token, "atk")\n',
+        '        total = roll.total + self.stat(token, "atk")\n'
+        '        if roll.total <= 5:\n'
+        '            raise RuleError("5 or less is not allowed")\n'))
+    code, out = check(capsys, made, "--seeds", "1")
+    assert code == 2
+    contract = out[out.index("contract:"):].splitlines()
+    assert contract[0].startswith("contract: FAILED — 1 seeds × 20 rounds")
+    assert contract[1].startswith("    seed 0: ")
+    assert contract[1].endswith("was refused: 5 or less is not allowed")
+
+
+def test_a_folder_of_the_wrong_shape_is_named_and_nothing_else_runs(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (made / "views.py").rename(made / "panels.py")
+    (made / "panels.py").unlink()
+    code, out = check(capsys, made)
+    assert code == 2
+    assert out.splitlines()[0].startswith("shape: FAILED")
+    assert f"there is no views.py in {made}" in out
+    assert "scenarios, contract: not run (the ruleset does not load)" in out
+
+
+def test_a_bad_value_in_ruleset_toml_is_one_sentence(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toml = made / "ruleset.toml"
+    toml.write_text(toml.read_text().replace("damage_die = 6", "damage_die = 1"))
+    code, out = check(capsys, made)
+    assert code == 2
+    assert "ruleset.toml: attack.damage_die: expected a whole number >= 2, got 1" in out
+
+
+def test_the_kit_template_is_a_ruleset_that_passes(capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path) -> None:
+    copy = tmp_path / "template"
+    shutil.copytree(scaffold.TEMPLATE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code, out = check(capsys, copy, "--seeds", "1", "--rounds", "5")
+    assert code == 0, out
