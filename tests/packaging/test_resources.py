@@ -22,10 +22,11 @@ NOT_SHIPPED = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
 def _files(folder: Path) -> set[str]:
-    """Every file under ``folder`` that belongs in a package (no caches, no backups)."""
+    """Every file under ``folder`` that belongs in a package (no caches, no backups, no
+    ``.NAME.lock`` of a window that has a shipped demo open)."""
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
             if p.is_file() and not NOT_SHIPPED & set(p.relative_to(folder).parts)
-            and p.suffix not in (".pyc", ".bak")}
+            and p.suffix not in (".pyc", ".bak", ".lock")}
 
 
 @pytest.mark.parametrize("package", ["tacmap._rulesets", "tacmap._resources"])
