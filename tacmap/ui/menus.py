@@ -85,6 +85,7 @@ class WindowMenus(QMainWindow):
     pool_dock: QDockWidget
     log_dock: QDockWidget
     timeline_dock: QDockWidget
+    dice_dock: QDockWidget
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 keys: QKeySequence.StandardKey | str | None = None,
@@ -146,7 +147,7 @@ class WindowMenus(QMainWindow):
         view.addSeparator()
         self._action(view, "&Player View", self.show_player_view, "F11")
         for dock in (self.order_dock, self.result_dock, self.pool_dock, self.log_dock,
-                     self.timeline_dock):
+                     self.timeline_dock, self.dice_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.tools_bar.toggleViewAction())
         add_help_menu(self)

@@ -41,6 +41,7 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.menus import WindowMenus
 from tacmap.ui.odds_card import OddsCard
+from tacmap.ui.panels.dice import DicePanel
 from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
@@ -122,6 +123,10 @@ class MainWindow(WindowMenus):
         self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
+        self.dice_panel = DicePanel(self.run, lambda: next(reversed(self.session.referee.log),
+                                                           None))
+        self.dice_dock = self._dock("Dice", self.dice_panel, right)
+        self.tabifyDockWidget(self.roster_dock, self.dice_dock)
         self.pool_dock.raise_()
         # The status bar is there from the start and never changes height: a message
         # appearing mid-drag must not shrink the map under the mouse.
