@@ -35,6 +35,7 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
+from tacmap.ui.token_menu import TokenGm
 
 #: Build ▸ tools: key, menu text, shortcut, toolbar text.
 TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W", "Wall"),
@@ -75,6 +76,7 @@ class WindowMenus(QMainWindow):
     files: Files
     build: Builder
     combat: Combat
+    token_gm: TokenGm
     rosters: RosterActions
     players: PlayerScreen
     session: Session
@@ -131,6 +133,8 @@ class WindowMenus(QMainWindow):
         self.dice_action = self._action(game, "Roll &Physical Dice", lambda: None,
                                         checkable=True)
         self.dice_action.toggled.connect(combat.set_physical_dice)
+        game.addSeparator()
+        self.hp_key_actions = self.token_gm.add_keys(game)
         self._build_menu(bar.addMenu("&Build"))
         self._tools_bar()
         view = bar.addMenu("&View")

@@ -66,6 +66,7 @@ from tacmap.ui.qt import (
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
+from tacmap.ui.token_menu import TokenGm
 
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
@@ -100,6 +101,7 @@ class MainWindow(WindowMenus):
         self.build = Builder(self)
         self.rosters = RosterActions(self)
         self.combat = Combat(self)
+        self.token_gm = TokenGm(self)
         self.players = PlayerScreen()
         # The panels, docked around the map.
         self.order_panel = InitiativePanel(self.run, aim=self.combat.arm,
@@ -283,6 +285,7 @@ class MainWindow(WindowMenus):
                 item.setToolTip(tip(option.reason))
                 take = self.combat.take if option.target == "none" else self.combat.arm
                 item.triggered.connect(lambda _=False, o=option, act=take: act(token_id, o))
+        self.token_gm.add_to(menu, token_id)
         menu.popup(at)
         self.combat.menu = menu
         return menu
