@@ -15,6 +15,7 @@ any other as free text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import msgspec
 
@@ -23,7 +24,7 @@ from tacmap.engine.events import ConditionChanged
 from tacmap.engine.gm import MAX_HP_CHANGE
 from tacmap.engine.state import Encounter, Token
 from tacmap.ui.host import Host
-from tacmap.ui.qt import QAction, QInputDialog, QKeySequence, QMenu, QWidget
+from tacmap.ui.qt import QAction, QDialog, QInputDialog, QKeySequence, QMenu, QWidget
 
 #: The keys on the selected token: damage, heal.
 DAMAGE_KEYS, HEAL_KEYS = ("-",), ("+", "=")
@@ -37,8 +38,15 @@ AskAmount = Callable[[str, str, int, int, int], int | None]
 def amount_dialog(parent: QWidget) -> AskAmount:
     """A small dialog asking one whole number."""
     def ask(title: str, label: str, start: int, low: int, high: int) -> int | None:
-        value, ok = QInputDialog.getInt(parent, title, label, start, low, high)
-        return value if ok else None
+        dialog = QInputDialog(parent)
+        dialog.setInputMode(QInputDialog.InputMode.IntInput)
+        dialog.setWindowTitle(title)
+        dialog.setLabelText(label)
+        dialog.setIntRange(low, high)
+        dialog.setIntValue(start)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.intValue()
     return ask
 
 
@@ -88,8 +96,7 @@ class TokenGm:
         """Every known condition, ticked where ``token`` has it; Other… adds any by name."""
         for name in known_conditions(self.host.session.referee.state, self._logged()):
             has = name in token.conditions
-            action = _item(menu, name, lambda c=name, on=not has: self.set_condition(
-                token.id, c, on))
+            action = _item(menu, name, partial(self.set_condition, token.id, name, not has))
             action.setCheckable(True)
             action.setChecked(has)
         menu.addSeparator()
