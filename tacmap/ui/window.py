@@ -41,7 +41,7 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.menus import WindowMenus
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.panels.dice import DicePanel
+from tacmap.ui.panels.dice import DicePanel, scrolled
 from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
@@ -127,7 +127,7 @@ class MainWindow(WindowMenus):
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.dice_panel = DicePanel(self.run, lambda: next(reversed(self.session.referee.log),
                                                            None))
-        self.dice_dock = self._dock("Dice", self.dice_panel, right)
+        self.dice_dock = self._dock("Dice", scrolled(self.dice_panel), right)
         self.tabifyDockWidget(self.roster_dock, self.dice_dock)
         self.pool_dock.raise_()
         # The status bar is there from the start and never changes height: a message

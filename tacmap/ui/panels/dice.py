@@ -28,6 +28,7 @@ from tacmap.ui.qt import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     Qt,
     QVBoxLayout,
@@ -231,3 +232,11 @@ class DicePanel(QWidget):
         self.total.setText(str(rolled.total))
         secret = "" if rolled.public else " (GM only)"
         self.faces.setText(f"{rolled.shown}{verdict}{secret}")
+
+
+def scrolled(panel: QWidget) -> QScrollArea:
+    """``panel`` in a scroll area, so a short window squeezes the dock instead of growing."""
+    area = QScrollArea()
+    area.setWidget(panel)
+    area.setWidgetResizable(True)
+    return area
