@@ -533,12 +533,21 @@ class ActionPool(Ruleset):
         new = max(min(floor, token.hp), token.hp - amount)
         ctx.emit(HpChanged(token.id, token.hp, new, why))
         if new <= floor and token.alive:
-            ctx.emit(ConditionChanged(token.id, DEAD, True))
-            ctx.emit(Said(f"{token.name} drops at {new} HP and is out of the fight", token.id))
-            # A fallen token cannot act on what it prepared; left in place, the
-            # map would still show its "prepared" badge.
-            reactions.lapse(self, ctx, token, f"as {token.name} falls")
-            self._maybe_over(ctx)
+            self._drop(ctx, token, new)
+
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """GM damage or Set HP down to the floor drops the token as an attack's damage does."""
+        if token.hp <= self.data.hp.floor and token.alive:
+            self._drop(ctx, token, token.hp)
+
+    def _drop(self, ctx: Resolution, token: Token, new: int) -> None:
+        """``token`` is dead at ``new`` HP: out of the order, its prepared defence lapsed."""
+        ctx.emit(ConditionChanged(token.id, DEAD, True))
+        ctx.emit(Said(f"{token.name} drops at {new} HP and is out of the fight", token.id))
+        # A fallen token cannot act on what it prepared; left in place, the
+        # map would still show its "prepared" badge.
+        reactions.lapse(self, ctx, token, f"as {token.name} falls")
+        self._maybe_over(ctx)
 
     def _maybe_over(self, ctx: Resolution) -> None:
         state = ctx.state

@@ -433,6 +433,10 @@ class Reflex(Ruleset):
                        f"round 1, declaration phase (lowest RFX first): "
                        f"{self.order_text(state, order)}; {self._next(state, order)}")
 
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """GM damage or Set HP down to the dead-at line drops the token as an attack would."""
+        strike.drop(self, ctx, token)
+
     def joined(self, ctx: Resolution, token: Token) -> None:
         """A newcomer takes its place by RFX, rolling off against anyone it ties with."""
         if not isinstance(ctx.state.schedule, Round) or not token.alive:

@@ -143,9 +143,19 @@ def injure(rules: Rules, ctx: Resolution, token: Token, damage: int, why: str) -
         else:
             ctx.emit(Said(f"{token.name}'s {pool.stat} pool has no dice left to lose",
                           token.id))
-    if new_hp <= data.hp.dead_at and token.alive:
-        ctx.emit(ConditionChanged(token.id, DEAD, True))
-        rules.leave(ctx, token, f"{token.name} drops at {new_hp} HP and is out of the fight")
+    drop(rules, ctx, token)
+
+
+def drop(rules: Rules, ctx: Resolution, token: Token) -> None:
+    """At the dead-at hit points ``token`` dies and, in combat, leaves the RFX order."""
+    if token.hp > rules.data.hp.dead_at or not token.alive:
+        return
+    ctx.emit(ConditionChanged(token.id, DEAD, True))
+    why = f"{token.name} drops at {token.hp} HP and is out of the fight"
+    if isinstance(ctx.state.schedule, Round):
+        rules.leave(ctx, token, why)
+    else:
+        ctx.emit(Said(why, token.id))
 
 
 # --------------------------------------------------------------------------- strikes

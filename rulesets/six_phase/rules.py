@@ -700,14 +700,25 @@ class SixPhase(Ruleset):
         new[item] = new.get(item, 0) + 1
         ctx.emit(ValueChanged(token.id, "notches", old, new, f"{item} takes a Notch ({why})"))
 
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """GM damage that leaves 0 HP or less gives a Wound where other damage lands, as a
+        blow does (damage of the maximum HP or more: instant death)."""
+        before = ctx.hp_before(token)
+        if token.alive and token.hp <= 0 and token.hp < before:
+            self.wounded(ctx, token, before - token.hp, self.data.locations.default)
+
     def hurt(self, ctx: Resolution, token: Token, amount: int, location: str, why: str) -> None:
         """Damage; reaching 0 HP gives a Wound (damage of max HP or more: instant death)."""
         if not token.alive:
             return
         new = max(0, token.hp - amount)
         ctx.emit(HpChanged(token.id, token.hp, new, why))
-        if new > 0:
-            return
+        if new <= 0:
+            self.wounded(ctx, token, amount, location)
+
+    def wounded(self, ctx: Resolution, token: Token, amount: int, location: str) -> None:
+        """``amount`` damage just took ``token`` to 0 HP: a Wound, or death from a blow of
+        its whole maximum."""
         if amount >= token.max_hp:
             ctx.emit(Said(f"{token.name} would gain a Wound from {amount} damage, its maximum "
                           "HP: it dies instantly", token.id))

@@ -715,6 +715,18 @@ class SpeedRank(Ruleset):
         """Damage, with death and waking a sleeper."""
         new = target.hp - amount
         ctx.emit(HpChanged(target.id, target.hp, new, why))
+        self.harmed(ctx, target)
+
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """GM damage wakes a sleeper and kills at the dead-at line, as a blow does."""
+        if token.hp < ctx.hp_before(token):
+            self.harmed(ctx, token)
+        elif token.hp <= self.data.attack.dead_at and token.alive:
+            self.condition(ctx, token, "dead", True)
+
+    def harmed(self, ctx: Resolution, target: Token) -> None:
+        """``target`` just lost hit points: a sleeper wakes; at the dead-at line it dies."""
+        new = target.hp
         if "asleep" in target.conditions:
             self.condition(ctx, target, "asleep", False)
             if "asleep_until" in target.values:

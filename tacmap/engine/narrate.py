@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+import msgspec
+
 from tacmap.engine.commands import (
     Act,
     AddToken,
@@ -134,7 +136,7 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
     if isinstance(c, RemoveToken):
         return f"GM removes {n(c.token)}"
     if isinstance(c, EditToken):
-        return f"GM edits {n(c.token.id)}"
+        return _edit(state, c, events, n)
     if isinstance(c, SetWalls):
         return f"GM changes the walls: {_walls(c)}"
     if isinstance(c, SetDiagonal):
@@ -160,6 +162,18 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         return (f"GM {what} an area from ({min(xs):g}, {min(ys):g}) to "
                 f"({max(xs):g}, {max(ys):g})" if xs else f"GM {what} an area")
     return _table_tool(c, n, events) or _fallback(c, n)
+
+
+def _edit(state: Encounter, c: EditToken, events: Sequence[Event],
+          n: Callable[[str], str]) -> str:
+    """Editing a token; hiding or revealing it, and nothing else, says so."""
+    old = next((e.old for e in events if isinstance(e, TokenEdited)),
+               state.tokens.get(c.token.id))
+    if old is not None and old.hidden != c.token.hidden \
+            and msgspec.structs.replace(old, hidden=c.token.hidden) == c.token:
+        return f"GM hides {n(c.token.id)} from the players" if c.token.hidden \
+            else f"GM reveals {n(c.token.id)} to the players"
+    return f"GM edits {n(c.token.id)}"
 
 
 def _table_tool(c: Command, n: Callable[[str], str], events: Sequence[Event]) -> str:

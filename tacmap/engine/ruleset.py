@@ -32,7 +32,7 @@ from tacmap.engine.commands import Command, Move
 from tacmap.engine.convert import Invalid, convert, shown
 from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.events import DiceRolled, Event
+from tacmap.engine.events import DiceRolled, Event, HpChanged
 from tacmap.engine.movement import MovePlan, Space, bars, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
@@ -193,6 +193,12 @@ class Resolution:
         roll = self.dice.roll(count, sides, why)
         self.emit(DiceRolled(who, why, roll))
         return roll
+
+    def hp_before(self, token: Token) -> int:
+        """``token``'s hit points before this command changed them (``hp_set`` weighs the
+        damage: a blow of the whole maximum, a sleeper woken)."""
+        return next((e.old for e in self.events
+                     if isinstance(e, HpChanged) and e.token == token.id), token.hp)
 
     def rollback(self) -> None:
         """Revert everything emitted so far, newest first."""

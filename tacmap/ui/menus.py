@@ -38,6 +38,7 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
+from tacmap.ui.token_menu import TokenGm
 
 #: Build ▸ tools: key, menu text, shortcut, toolbar text.
 TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W", "Wall"),
@@ -79,6 +80,7 @@ class WindowMenus(QMainWindow):
     files: Files
     build: Builder
     combat: Combat
+    token_gm: TokenGm
     rosters: RosterActions
     groups: GroupActions
     players: PlayerScreen
@@ -91,6 +93,7 @@ class WindowMenus(QMainWindow):
     log_dock: QDockWidget
     timeline_dock: QDockWidget
     pointing: Pointing
+    dice_dock: QDockWidget
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 keys: QKeySequence.StandardKey | str | None = None,
@@ -142,6 +145,8 @@ class WindowMenus(QMainWindow):
         self.dice_action = self._action(game, "Roll &Physical Dice", lambda: None,
                                         checkable=True)
         self.dice_action.toggled.connect(combat.set_physical_dice)
+        game.addSeparator()
+        self.hp_key_actions = self.token_gm.add_keys(game)
         self._build_menu(bar.addMenu("&Build"))
         self._tools_bar()
         view = bar.addMenu("&View")
@@ -160,7 +165,7 @@ class WindowMenus(QMainWindow):
         self._action(view, "Show Ruler to P&layers", lambda: None, checkable=True).toggled \
             .connect(lambda on: self.pointing.set_to_players(on))
         for dock in (self.order_dock, self.result_dock, self.pool_dock, self.log_dock,
-                     self.timeline_dock):
+                     self.timeline_dock, self.dice_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.tools_bar.toggleViewAction())
         add_help_menu(self)

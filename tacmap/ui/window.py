@@ -42,6 +42,7 @@ from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.menus import WindowMenus
 from tacmap.ui.odds_card import OddsCard
+from tacmap.ui.panels.dice import DicePanel, scrolled
 from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
@@ -67,6 +68,7 @@ from tacmap.ui.qt import (
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
+from tacmap.ui.token_menu import TokenGm
 
 #: Pixels the Last result dock starts with: about ten lines.
 RESULT_HEIGHT = 200
@@ -104,6 +106,7 @@ class MainWindow(WindowMenus):
         self.rosters = RosterActions(self)
         self.combat = Combat(self)
         self.groups = GroupActions(self, self.build.remove_combatant)
+        self.token_gm = TokenGm(self, self.build)
         self.players = PlayerScreen()
         self.pointing = Pointing(self, self, self.players, self.open_path, self.build)
         # The panels, docked around the map.
@@ -128,6 +131,10 @@ class MainWindow(WindowMenus):
         self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
+        self.dice_panel = DicePanel(self.run, lambda: next(reversed(self.session.referee.log),
+                                                           None))
+        self.dice_dock = self._dock("Dice", scrolled(self.dice_panel), right)
+        self.tabifyDockWidget(self.roster_dock, self.dice_dock)
         self.pool_dock.raise_()
         # The status bar is there from the start and never changes height: a message
         # appearing mid-drag must not shrink the map under the mouse.
@@ -298,6 +305,7 @@ class MainWindow(WindowMenus):
                 item.setToolTip(tip(option.reason))
                 take = self.combat.take if option.target == "none" else self.combat.arm
                 item.triggered.connect(lambda _=False, o=option, act=take: act(token_id, o))
+        self.token_gm.add_to(menu, token_id)
         menu.popup(at)
         self.combat.menu = menu
         return menu
