@@ -134,7 +134,8 @@ def test_getting_started_names_the_real_folders(tacmap_home: Path, tmp_path: Pat
     monkeypatch.setenv("TACMAP_RULESETS", str(mine))
     text = _text(tm_help.getting_started_dialog())
     assert str(tacmap_home / "autosave") in text
-    assert str(tacmap_home / "recent.json") in text
+    assert str(tacmap_home / "settings.json") in text
+    assert str(tacmap_home / "logs") in text  # the log folder, named for bug reports
     assert "--rulesets-dir DIR" in text and "TACMAP_RULESETS" in text and str(mine) in text
     assert "TACMAP_HOME" in text
 
