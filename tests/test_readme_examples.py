@@ -91,3 +91,14 @@ def test_every_command_of_the_table_exists() -> None:
     rows = re.findall(r"^\| `tacmap ([a-z]+)", README.read_text("utf-8"), re.M)
     names = cli_help.subcommands(build_parser())
     assert rows and all(word in names or word == "open" for word in rows), rows
+
+
+def test_the_developer_docs_are_in_the_repository_and_name_real_files() -> None:
+    root = README.parent
+    text = README.read_text("utf-8")
+    assert "../shared" not in text and "(docs/design.md)" in text
+    design = (root / "docs" / "design.md").read_text("utf-8")
+    named = set(re.findall(r"`((?:tacmap|tests|rulesets)/[\w/.]+\.(?:py|md))`", design))
+    assert named, "the design names no file"
+    missing = sorted(p for p in named if not (root / p).exists())
+    assert not missing, missing
