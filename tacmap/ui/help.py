@@ -33,6 +33,7 @@ from tacmap.ui.qt import (
     QMainWindow,
     QMenu,
     QWidget,
+    submenu,
 )
 from tacmap.ui.session import RECENT_MAX, home
 
@@ -189,7 +190,7 @@ def _menu_rows(menu: QMenu, path: str) -> list[tuple[str, str]]:
             continue
         text = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
         text = text.rstrip("…").rstrip(".")
-        sub = action.menu()
+        sub = submenu(action, menu)
         if isinstance(sub, QMenu):
             rows += _menu_rows(sub, f"{path} ▸ {text}")
             continue
@@ -205,7 +206,7 @@ def shortcut_rows(window: QMainWindow | None) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     if window is not None:
         for action in window.menuBar().actions():
-            menu = action.menu()
+            menu = submenu(action, window.menuBar())
             if isinstance(menu, QMenu):
                 title = action.text().replace("&", "")
                 rows += _menu_rows(menu, title)

@@ -214,4 +214,17 @@ __all__ = [
     "Qt",
     "Signal",
     "qVersion",
+    "submenu",
 ]
+
+
+def submenu(action: QAction, owner: QWidget) -> QMenu | None:
+    """The menu ``action`` opens (a menu of ``owner``'s), or None.
+
+    Not ``QAction.menu()``: what its wrapper owns differs from PySide6 6.8 to 6.11
+    (in some, dropping the result deletes the menu or its entries).
+    """
+    for menu in owner.findChildren(QMenu):
+        if menu.menuAction() is action:
+            return menu
+    return None
