@@ -84,3 +84,28 @@ def test_the_windows_pip_line_has_the_same_bounds_as_pyproject() -> None:
             continue  # the line installs for 3.11, the oldest supported
         spec = dep.split(";")[0].strip()
         assert f'"{spec}"' in line, spec
+
+
+def test_pyproject_describes_a_desktop_app_for_packagers() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert "Topic :: Games/Entertainment :: Role-Playing" in project["classifiers"]
+    assert any(c.startswith("Environment :: X11 Applications :: Qt")
+               for c in project["classifiers"])
+    assert "tabletop" in project["keywords"]
+    assert all((ROOT / f).is_file() for f in project["license-files"])
+    # The console script for the command line, a GUI one so Windows opens no console.
+    assert project["scripts"]["tacmap"] == "tacmap.cli:main"
+    assert project["gui-scripts"]["tacmap-gui"] == "tacmap.gui:main"
+    bounded = {re.split(r"[<>=;]", d, maxsplit=1)[0]: d for d in project["dependencies"]}
+    assert "<3" in bounded["icepool"] and "<1" in bounded["msgspec"]
+
+
+def test_the_gui_entry_runs_with_no_standard_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from tacmap import gui
+
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(sys, "stderr", None)
+    monkeypatch.setattr(sys, "argv", ["tacmap-gui", "rulesets"])
+    assert gui.main() == 0
