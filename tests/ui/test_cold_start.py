@@ -1,4 +1,4 @@
-"""Issue 29 item 15: pyqtgraph and icepool come with the first chart and odds, after the first paint."""
+"""Issue 29 item 15: pyqtgraph and icepool come with the first chart and odds, not sooner."""
 
 from __future__ import annotations
 
