@@ -24,7 +24,7 @@ SCRIPT = textwrap.dedent("""
     window.view.viewport().repaint()
     QApplication.processEvents()
     print("after the first paint:", "pyqtgraph" in sys.modules or "icepool" in sys.modules)
-    assert window.files.open_path(demo_folder() / "six_phase_demo.tacmap")
+    assert window.files.open_demo(demo_folder() / "six_phase_demo.tacmap")
     window.run(StartCombat())
     QApplication.processEvents()
     print("with a timeline:", "pyqtgraph" in sys.modules,
