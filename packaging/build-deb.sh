@@ -57,8 +57,9 @@ Upstream-Name: tacmap
 Comment: /opt/tacmap is a PyInstaller bundle. Besides tacmap it carries, as shared
  libraries and Python packages: Python (PSF-2.0), Qt 6 and PySide6 (LGPL-3.0),
  numpy (BSD-3-Clause), shapely (BSD-3-Clause), GEOS (LGPL-2.1), pyqtgraph (MIT),
- icepool (MIT), platformdirs (MIT) and the system libraries of the build machine
- they link to, each under its own licence.
+ colorama (BSD-3-Clause), icepool (MIT), platformdirs (MIT), msgspec
+ (BSD-3-Clause) and the system libraries of the build machine they link to, each
+ under its own licence.
 
 Files: *
 Copyright: 2026 The tacmap authors

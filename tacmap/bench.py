@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from tacmap.engine import storage
 from tacmap.engine.commands import FreeMove, Move
@@ -35,19 +36,25 @@ class Figure:
     budget: float
     """Budget in milliseconds, for the statistic named by ``on``."""
     on: str = "p95"
-    """Which statistic the budget applies to: "p95" or "max"."""
+    """Which statistic the budget applies to: "p50", "p95" or "max"."""
     worst: float = 0.0
     """Slowest run, milliseconds."""
+    unit: str = "ms"
+    """What the numbers count: milliseconds, or "×" for a ratio to a floor."""
 
     @property
     def ok(self) -> bool:
         """Within budget."""
-        value = self.p95 if self.on == "p95" else self.worst
+        value = {"p50": self.p50, "p95": self.p95}.get(self.on, self.worst)
         return value <= self.budget
 
 
-#: ``measure(name, samples_ms, budget_ms, on)``: how a figure source hands over one figure.
-Measure = Callable[[str, list[float], float, str], object]
+class Measure(Protocol):
+    """``measure(name, samples, budget, on, unit)``: how a figure source hands over one."""
+
+    def __call__(self, name: str, samples: list[float], budget: float, on: str,
+                 unit: str = "ms") -> object:
+        """Keep one figure."""
 #: ``source(registry, ruleset, big_encounter, quick, measure)``: more figures from another
 #: layer (the map's come from ``tacmap.ui.bench``). The CLI passes them in, so this module
 #: never imports the UI and the UI's bench may import this one.
@@ -66,10 +73,11 @@ def time_runs(fn: Callable[[], object], runs: int) -> list[float]:
     return out
 
 
-def _figure(name: str, samples: list[float], budget: float, on: str = "p95") -> Figure:
+def _figure(name: str, samples: list[float], budget: float, on: str = "p95",
+            unit: str = "ms") -> Figure:
     samples = sorted(samples)
     p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
-    return Figure(name, statistics.median(samples), p95, budget, on, samples[-1])
+    return Figure(name, statistics.median(samples), p95, budget, on, samples[-1], unit)
 
 
 def big_encounter(ruleset_id: str, tokens: int = 2000, walls: int = 500,
@@ -184,8 +192,9 @@ def run(registry: Registry, quick: bool = False,
     for rid in registry.ids():
         figures.extend(_ruleset_figures(registry.get(rid), reps))
 
-    def measure(name: str, samples: list[float], budget: float, on: str) -> None:
-        figures.append(_figure(name, samples, budget, on))
+    def measure(name: str, samples: list[float], budget: float, on: str,
+                unit: str = "ms") -> None:
+        figures.append(_figure(name, samples, budget, on, unit))
 
     for source in sources:
         source(registry, ruleset, big_encounter, quick, measure)
@@ -206,13 +215,16 @@ def main(registry: Registry, as_json: bool = False, quick: bool = False,
     """Print the figures; exit 0 (a figure over budget is reported, not an error)."""
     figures = run(registry, quick, sources)
     if as_json:
+        # A ratio keeps the same keys (a reader of the JSON checks "unit").
         print(json.dumps([{"name": f.name, "p50_ms": round(f.p50, 3), "p95_ms": round(f.p95, 3),
                            "max_ms": round(f.worst, 3), "budget_ms": f.budget,
-                           "budget_on": f.on, "ok": f.ok} for f in figures], indent=2))
+                           "budget_on": f.on, "unit": f.unit, "ok": f.ok} for f in figures],
+                         indent=2))
     else:
         width = max((len(f.name) for f in figures), default=0)
         for f in figures:
             mark = "ok" if f.ok else "OVER BUDGET"
-            print(f"{f.name:{width}s} p50 {f.p50:8.3f} ms  p95 {f.p95:8.3f} ms"
-                  f"  max {f.worst:8.3f} ms  budget {f.on} ≤ {f.budget:g} ms  {mark}")
+            u = f.unit
+            print(f"{f.name:{width}s} p50 {f.p50:8.3f} {u:2s}  p95 {f.p95:8.3f} {u:2s}"
+                  f"  max {f.worst:8.3f} {u:2s}  budget {f.on} ≤ {f.budget:g} {u}  {mark}")
     return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from tacmap import __version__
+from tacmap import __version__, cli_help
 from tacmap.engine import grid, records, storage
 from tacmap.engine.commands import Command, describe
 from tacmap.engine.dice import DiceSource, FixedDice, fresh_seed
@@ -50,21 +50,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     sub.add_parser("rulesets", help="list the rulesets: id, name, version")
+    sub.add_parser("demos", help="list the shipped demo encounters with their paths")
 
     opener = sub.add_parser("open", help="open an encounter in the window (also: tacmap FILE)")
-    opener.add_argument("file", metavar="FILE")
+    opener.add_argument("file", metavar="FILE", help="the encounter file (.tacmap)")
 
-    render = sub.add_parser("render", help="draw the map to a PNG, as the window would")
-    render.add_argument("file", metavar="FILE")
-    render.add_argument("out", metavar="OUT.png")
+    render = sub.add_parser("render", help="draw the map to a PNG, JPEG or WebP image")
+    render.add_argument("file", metavar="FILE", help="the encounter file (.tacmap)")
+    render.add_argument("out", metavar="OUT.png",
+                        help="the image to write; .png, .jpg/.jpeg or .webp")
     render.add_argument("--player", action="store_true",
                         help="the player view: no stat blocks, no other sides' hit points")
     render.add_argument("--scale", type=float, default=40.0, metavar="PX",
-                        help="pixels per metre (default 40; the image is at most 4096 px wide)")
+                        help="pixels per cell, 1 to 200 (default 40; the image is at most 4096 px "
+                             "wide)")
 
-    new = sub.add_parser("new", help="write an empty encounter")
-    new.add_argument("--ruleset", required=True, metavar="ID")
-    new.add_argument("file", metavar="FILE")
+    new = sub.add_parser("new", help="write an empty encounter, or copy a demo")
+    ruleset_ids = cli_help.ruleset_ids()
+    new_from = new.add_mutually_exclusive_group(required=True)
+    new_from.add_argument("--ruleset", metavar="ID", help=f"the ruleset; {ruleset_ids}")
+    new_from.add_argument("--demo", metavar="ID",
+                          help="copy the shipped demo of ruleset ID (see tacmap demos)")
+    new.add_argument("file", metavar="FILE", help="the encounter file to write (.tacmap)")
     new.add_argument("--name", default="", help="title of the encounter")
     new.add_argument("--size", default="30x20", help="map size in cells, WxH (default 30x20)")
     new.add_argument("--seed", type=int, default=None,
@@ -87,23 +94,32 @@ def build_parser() -> argparse.ArgumentParser:
                         help="include everything: GM-only rolls, hidden tokens, all hit points")
 
     check = sub.add_parser("check", help="validate an encounter file")
-    check.add_argument("file", metavar="FILE")
+    check.add_argument("file", metavar="FILE", help="the encounter file (.tacmap)")
 
     measure = sub.add_parser("measure",
                              help="path length under a ruleset's grid, in its unit (m or ft)")
-    measure.add_argument("--ruleset", required=True, metavar="ID")
+    measure.add_argument("--ruleset", required=True, metavar="ID",
+                         help=f"the ruleset whose grid and unit count; {ruleset_ids}")
     measure.add_argument("--diagonal", choices=DIAGONAL_RULES, default=None,
                          help="use this diagonal rule instead of the ruleset's")
-    measure.add_argument("points", nargs="+", metavar="X,Y")
+    measure.add_argument("points", nargs="+", metavar="X,Y",
+                         help="cells the path passes through, in order (whole numbers, "
+                              "negative ones too: -2,3)")
 
     play = sub.add_parser("play", help="run a script of commands through the referee")
-    play.add_argument("file", metavar="FILE")
-    play.add_argument("--script", required=True, metavar="S.jsonl",
-                      help="one JSON command a line ('-' reads standard input)")
-    play.add_argument("--seed", type=int, default=None, help="use this dice seed")
+    play.add_argument("file", metavar="FILE", nargs="?", help="the encounter file (.tacmap)")
+    play.add_argument("--script", metavar="S.jsonl",
+                      help="one JSON command a line ('-' reads standard input); "
+                           "required with FILE")
+    play.add_argument("--commands", action="store_true",
+                      help="list the command types a script can hold, with their fields")
+    play.add_argument("--seed", type=int, default=None, metavar="N",
+                      help="replace the encounter's dice seed with N")
     play.add_argument("--dice", default=None, metavar="4,6,1",
                       help="use these faces, in order, instead of the dice stream")
-    play.add_argument("--out", default=None, metavar="OUT", help="save the result to OUT")
+    play.add_argument("--out", default=None, metavar="OUT",
+                      help="save the result to OUT (written even when the output is cut "
+                           "short, as by | head)")
     play.add_argument("--json", action="store_true", help="print events as JSON lines")
 
     roll = sub.add_parser(
@@ -126,19 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
     from tacmap.kit import commands as kit
 
     kit.add_parsers(sub)  # ruleset check, ruleset new, schema
+    cli_help.dress(p)
     return p
 
 
-COMMANDS = ("rulesets", "open", "render", "new", "import", "report", "check", "measure", "play",
-            "roll", "bench", "ruleset", "schema")
+COMMANDS = ("rulesets", "demos", "open", "render", "new", "import", "report", "check", "measure",
+            "play", "roll", "bench", "ruleset", "schema")
 
 
-def _with_open(argv: list[str]) -> list[str]:
-    """``tacmap FILE`` means ``tacmap open FILE``."""
+def _with_open(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``tacmap FILE`` means ``tacmap open FILE``; any other first word is a command."""
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] == "--rulesets-dir" else 1
-    if i < len(argv) and argv[i] not in COMMANDS:
+    if i < len(argv) and argv[i] not in cli_help.subcommands(parser):
+        if not cli_help.looks_like_file(argv[i]):
+            raise UsageError(cli_help.unknown_command(argv[i], parser))
         return [*argv[:i], "open", *argv[i:]]
     return argv
 
@@ -150,12 +169,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # error is the one line that counts.
     warnings: list[str] = []
     try:
-        args = parser.parse_args(_with_open(list(sys.argv[1:] if argv is None else argv)))
+        args, extra = parser.parse_known_args(
+            _with_open(list(sys.argv[1:] if argv is None else argv), parser))
+        if extra:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)}",
+                             f"tacmap {args.command}" if args.command else "tacmap")
         code = _run(parser, args, warnings)
         _warn(warnings)
         return code
     except UsageError as err:
-        print(f"{err.prog}: {one_line(str(err))} (see {err.prog} --help)", file=sys.stderr)
+        usage = cli_help.usage_line(cli_help.parser_for(parser, err.prog))
+        print(f"{err.prog}: {one_line(str(err))} — usage: {usage} (see {err.prog} --help)",
+              file=sys.stderr)
         return 2
     except (InputError, RuleError) as err:
         print(f"tacmap: {one_line(str(err))}", file=sys.stderr)
@@ -163,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        # The reader left (| head): what was asked is done (see _play), the rest of the
+        # printing is not wanted. Python would complain again when it flushes at exit.
+        cli_help.quiet_stdout()
         return 0
     except Exception as err:  # a bug: say so in one line, details only on request
         _warn(warnings)  # the user's ruleset ran, and may be what failed
@@ -239,6 +267,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
             where = "" if m.builtin else f"  (from {m.folder})"
             print(f"{m.id}\t{m.name}\t{m.version}{where}")
         return 0
+    if args.command == "demos":
+        for line in cli_help.demo_lines():
+            print(line)
+        return 0
     if args.command == "new":
         return _new(registry, args)
     if args.command == "import":
@@ -262,6 +294,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
         except InputError as err:
             raise InputError(f"{args.file}: {err}") from None
         s = loaded.state
+        if s.ruleset in registry.manifests:
+            warning = cli_help.version_warning(s.ruleset, s.ruleset_version,
+                                               registry.manifests[s.ruleset].version)
+            if warning:
+                warnings.append(f"{args.file}: {warning}")
         size = registry.manifests[s.ruleset].units.size(s.map.width, s.map.height) \
             if s.ruleset in registry.manifests else f"{s.map.width}×{s.map.height} m"
         print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {size}, "
@@ -295,12 +332,13 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     from tacmap.ui.render import render
 
     if not 1 <= args.scale <= 200:
-        raise UsageError("--scale must be 1 to 200 pixels per metre", "tacmap render")
+        raise UsageError("--scale must be 1 to 200 pixels per cell", "tacmap render")
+    image_format = cli_help.image_format(args.out)
     loaded = storage.load(args.file, registry)
     images = Path(args.file).parent / loaded.images
     try:
         w, h = render(loaded.state, registry.get(loaded.state.ruleset), args.out, images,
-                      args.player, args.scale)
+                      args.player, args.scale, image_format)
     except OSError as err:
         raise InputError(f"{args.out}: cannot write the image ({err})") from None
     print(f"{args.out}: {w}×{h} px{' (player view)' if args.player else ''}")
@@ -314,8 +352,12 @@ def _check_seed(seed: int, command: str) -> None:
 
 
 def _new(registry: Registry, args: argparse.Namespace) -> int:
-    ruleset = registry.get(args.ruleset)
     path = Path(args.file)
+    if args.demo is not None:
+        demo = cli_help.copy_demo(args.demo, path, args.force)
+        print(f"{path}: a copy of the demo {demo.name}")
+        return 0
+    ruleset = registry.get(args.ruleset)
     if args.seed is not None:
         _check_seed(args.seed, "new")
     if path.exists() and not args.force:
@@ -367,38 +409,61 @@ def read_script(path: str) -> list[tuple[int, Command]]:
 
 
 def _play(registry: Registry, args: argparse.Namespace) -> int:
+    if args.commands:
+        for rid in registry.ids():  # a ruleset's own commands register when it loads
+            if registry.manifests[rid].builtin:
+                registry.get(rid)
+        for line in cli_help.command_lines():
+            print(line)
+        return 0
+    if args.file is None or args.script is None:
+        raise UsageError("play needs FILE and --script S.jsonl (or --commands)", "tacmap play")
     loaded = storage.load(args.file, registry)
     state = loaded.state
     if args.seed is not None:
         _check_seed(args.seed, "play")
         state.seed = args.seed
     commands = read_script(args.script)
-    dice: DiceSource | None = None
-    if args.dice is not None:
-        try:
-            dice = FixedDice(int(v) for v in args.dice.replace(" ", "").split(",") if v)
-        except ValueError:
-            raise UsageError("--dice takes whole numbers separated by commas: 4,6,1",
-                             "tacmap play") from None
+    _fixed_dice(args.dice)  # checked before anything runs
     referee = Referee(state, registry.get(state.ruleset), loaded.log)
-    for n, cmd in commands:
-        try:
-            events = referee.execute(cmd, dice)
-        except RuleError as err:
-            sys.stdout.flush()
-            raise InputError(f"{args.script} line {n}: {describe(cmd)}: {err} "
-                             "(stopped here; nothing was saved)") from None
-        if args.json:
-            for ev in events:
-                # One event a line, spaced after ":" and "," as the first tacmap printed it.
-                print(msgspec.json.format(records.encode(ev), indent=0).decode())
-        else:
-            print(f"» {describe(cmd)}")
-            for ev in events:
-                print(f"  {ev.text(referee.state)}")
+    with cli_help.reader_may_leave() as out:
+        _play_through(referee, commands, args, out)
     if args.out:
         try:
             storage.save(args.out, referee.state, referee.log, loaded.images)
         except OSError as err:
             raise InputError(f"{args.out}: cannot write ({err.strerror})") from None
     return 0
+
+
+def _play_through(referee: Referee, commands: list[tuple[int, Command]],
+                  args: argparse.Namespace, out: cli_help.Output) -> None:
+    """Run the script's commands, printing their events while anyone reads them."""
+    dice = _fixed_dice(args.dice)
+    for n, cmd in commands:
+        try:
+            events = referee.execute(cmd, dice)
+        except RuleError as err:
+            out.flush()
+            raise InputError(f"{args.script} line {n}: {describe(cmd)}: {err} "
+                             "(stopped here; nothing was saved)") from None
+        if args.json:
+            for ev in events:
+                # One event a line, spaced after ":" and "," as the first tacmap printed it.
+                out.print(msgspec.json.format(records.encode(ev), indent=0).decode())
+        else:
+            out.print(f"» {describe(cmd)}")
+            for ev in events:
+                out.print(f"  {ev.text(referee.state)}")
+
+
+def _fixed_dice(text: str | None) -> DiceSource | None:
+    """The faces of ``--dice``, or None for the encounter's stream."""
+    if text is None:
+        return None
+    try:
+        return FixedDice(int(v) for v in text.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise UsageError("--dice takes whole numbers separated by commas: 4,6,1",
+                         "tacmap play") from None
+

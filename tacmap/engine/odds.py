@@ -12,11 +12,22 @@ Rulesets build distributions from a few cached primitives and combine them::
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-import icepool
+if TYPE_CHECKING:
+    import icepool
+
+
+@lru_cache(maxsize=1)
+def _icepool() -> ModuleType:
+    # Imported with the first odds asked for, not with the window: icepool costs a
+    # fifth of a second, and the first paint shows no odds.
+    return importlib.import_module("icepool")
 
 
 class Distribution:
@@ -83,7 +94,7 @@ class Distribution:
 
 @lru_cache(maxsize=64)
 def _constant(value: int) -> Distribution:
-    return Distribution(icepool.Die([value]))
+    return Distribution(_icepool().Die([value]))
 
 
 @lru_cache(maxsize=1024)
@@ -91,7 +102,7 @@ def dice(count: int, sides: int) -> Distribution:
     """Sum of ``count`` dice of ``sides`` faces (0 dice: always 0)."""
     if count <= 0:
         return _constant(0)
-    return Distribution(count @ icepool.d(sides))
+    return Distribution(count @ _icepool().d(sides))
 
 
 @lru_cache(maxsize=1024)
@@ -100,14 +111,14 @@ def successes(count: int, sides: int, at_least: int) -> Distribution:
     if count <= 0:
         return _constant(0)
     hits = max(0, min(sides, sides - at_least + 1))
-    one = icepool.Die({0: sides - hits, 1: hits})
+    one = _icepool().Die({0: sides - hits, 1: hits})
     return Distribution(count @ one)
 
 
 @lru_cache(maxsize=256)
 def die(sides: int) -> Distribution:
     """One die."""
-    return Distribution(icepool.d(sides))
+    return Distribution(_icepool().d(sides))
 
 
 @lru_cache(maxsize=256)
@@ -123,7 +134,7 @@ def kept(count: int, sides: int, keep: int, highest: bool = True) -> Distributio
         return dice(count, sides)
     if count <= 0 or keep <= 0:
         return _constant(0)
-    one = icepool.d(sides)
+    one = _icepool().d(sides)
     return Distribution(one.highest(count, keep) if highest else one.lowest(count, keep))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tacmap.engine.errors import InputError
 from tacmap.engine.ruleset import Registry
-from tacmap.ui.ask import ask_dialog
+from tacmap.ui import applog
 from tacmap.ui.demos import demo_path
 from tacmap.ui.help import app_icon
 from tacmap.ui.plain import message_box
@@ -26,12 +26,12 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     app.setWindowIcon(app_icon())
     app.setDesktopFileName("tacmap")  # lets Wayland match the installed desktop entry
     session = Session.open(registry, path or demo_path(), as_copy=path is None)
-    if session.newer_autosave() is not None and ask_dialog(
+    if session.newer_autosave() is not None and applog.restore_question(
             "tacmap closed without saving this encounter. Restore the unsaved changes?"):
         session.restore_autosave()
     orphans = untitled_autosaves() if path is None else []
-    if orphans and ask_dialog("tacmap closed without saving an encounter that had no file "
-                              "yet. Restore it?"):
+    if orphans and applog.restore_question(
+            "tacmap closed without saving an encounter that had no file yet. Restore it?"):
         try:
             session = restore_untitled(registry, orphans[0])
         except InputError as err:
@@ -86,9 +86,11 @@ def run(registry: Registry, path: Path | None) -> int:
     with a screen, the same sentence is shown in a dialog first.
     """
     check_screen()
+    applog.start()
     try:
         app, window = open_window(registry, path)
     except InputError as err:
+        applog.logger.warning("could not open %s: %s", path, err)
         say_it_on_screen(str(err))
         raise
     window.place()

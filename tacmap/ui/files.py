@@ -12,6 +12,7 @@ from pathlib import Path
 from tacmap.engine.dice import fresh_seed
 from tacmap.engine.errors import InputError
 from tacmap.engine.state import DIAGONAL_RULES
+from tacmap.ui import applog
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.demos import demos
 from tacmap.ui.host import Host
@@ -90,11 +91,14 @@ class Files:
         try:
             session = Session.open(self.host.registry, path)
         except InputError as err:
+            applog.logger.warning("could not open %s: %s", path, err)
             self.host.error(str(err))
             return False
+        applog.logger.info("opened %s", path)
         self.host.session.discard_autosave()
         if session.newer_autosave() is not None and self.host.ask(
-                f"tacmap closed without saving {path.name}. Restore the unsaved changes?"):
+                f"tacmap closed without saving {path.name}. Restore the unsaved changes? "
+                f"(What happened is logged in {applog.folder()}.)"):
             session.restore_autosave()
         self.host.bind(session)
         self.host.statusBar().showMessage(f"Opened {path}", 5000)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
 from tacmap import __version__
 from tacmap.engine.ruleset import ENV_VAR, Registry
+from tacmap.ui import applog, settings
 from tacmap.ui.qt import (
     QAction,
     QApplication,
@@ -32,6 +33,7 @@ from tacmap.ui.qt import (
     QMainWindow,
     QMenu,
     QWidget,
+    submenu,
 )
 from tacmap.ui.session import RECENT_MAX, home
 
@@ -164,15 +166,18 @@ Save). Saving is atomic and keeps the previous file as <code>FILE.bak</code>; ma
 live in a folder next to the file.</li>
 <li><b>Autosaves</b>: after every action, in {_path(data / "autosave")}. If tacmap closed
 without saving, it offers to restore the autosave when you open that encounter again.</li>
-<li><b>Recent files</b> (File ▸ Open Recent, the last {RECENT_MAX}):
-{_path(data / "recent.json")}.</li>
+<li><b>Settings</b>: the recent files (File ▸ Open Recent, the last {RECENT_MAX}), where
+the windows were and your answers about rulesets, in {_path(settings.path())}.</li>
+<li><b>Log</b>: what tacmap did and any error or crash, in {_path(applog.folder())}
+(<code>tacmap.log</code>, kept to a few megabytes; <code>crash.log</code>). Attach it to a
+bug report.</li>
 <li><b>Your own rulesets</b>: start tacmap with <code>--rulesets-dir DIR</code>, or set
 <code>{ENV_VAR}</code> to folders separated by <code>{escape(os.pathsep)}</code>
 ({user_rulesets}). A ruleset folder is code, like a plugin: load only folders you
 trust. The window asks once per folder and content (again when its files change);
 <code>--trust-rulesets</code> runs them without asking, for scripts.</li>
-<li>The environment variable <code>TACMAP_HOME</code> moves the autosave folder and the
-recent list elsewhere.</li>
+<li>The environment variable <code>TACMAP_HOME</code> moves the autosave folder, the
+settings and the log elsewhere.</li>
 </ul>
 <p>tacmap never uses the network.</p>
 """
@@ -185,7 +190,7 @@ def _menu_rows(menu: QMenu, path: str) -> list[tuple[str, str]]:
             continue
         text = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
         text = text.rstrip("…").rstrip(".")
-        sub = action.menu()
+        sub = submenu(action, menu)
         if isinstance(sub, QMenu):
             rows += _menu_rows(sub, f"{path} ▸ {text}")
             continue
@@ -201,7 +206,7 @@ def shortcut_rows(window: QMainWindow | None) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     if window is not None:
         for action in window.menuBar().actions():
-            menu = action.menu()
+            menu = submenu(action, window.menuBar())
             if isinstance(menu, QMenu):
                 title = action.text().replace("&", "")
                 rows += _menu_rows(menu, title)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-
-import pyqtgraph as pg
+from typing import TYPE_CHECKING
 
 from tacmap.engine.views import Odds, Preview, Reaction
 from tacmap.ui import plain
@@ -29,6 +28,9 @@ from tacmap.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:  # pyqtgraph is imported with the first chart, after the first paint
+    import pyqtgraph as pg
 
 #: Bar colours of the odds' labelled distributions, in order.
 SPREAD_COLOURS = ("#2e6fbd", "#c8312f", "#2e9d4f", "#8a5cc2")
@@ -215,6 +217,8 @@ class OddsCard(QDialog):
         self.drawn = []
         self.plot = self.spread_plot = None
         if odds is not None and odds.damage and preview.legal:
+            import pyqtgraph as pg
+
             plot = pg.PlotWidget(background="#fbf8ef")
             plot.setMouseEnabled(x=False, y=False)
             plot.hideButtons()
@@ -285,6 +289,8 @@ class OddsCard(QDialog):
     @staticmethod
     def _spreads(odds: Odds) -> pg.PlotWidget:
         """The odds' labelled distributions as bars side by side, with a legend."""
+        import pyqtgraph as pg
+
         plot = pg.PlotWidget(background="#fbf8ef")
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()

@@ -26,8 +26,10 @@ from PySide6.QtCore import (
     QStringListModel,
     Qt,
     QTimer,
+    QUrl,
     QVariantAnimation,
     Signal,
+    qVersion,
 )
 from PySide6.QtGui import (
     QAction,
@@ -35,6 +37,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QColor,
     QCursor,
+    QDesktopServices,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
@@ -121,6 +124,7 @@ __all__ = [
     "QColor",
     "QComboBox",
     "QCursor",
+    "QDesktopServices",
     "QDialog",
     "QDialogButtonBox",
     "QDockWidget",
@@ -202,10 +206,25 @@ __all__ = [
     "QToolTip",
     "QTransform",
     "QTreeView",
+    "QUrl",
     "QVBoxLayout",
     "QVariantAnimation",
     "QWheelEvent",
     "QWidget",
     "Qt",
     "Signal",
+    "qVersion",
+    "submenu",
 ]
+
+
+def submenu(action: QAction, owner: QWidget) -> QMenu | None:
+    """The menu ``action`` opens (a menu of ``owner``'s), or None.
+
+    Not ``QAction.menu()``: what its wrapper owns differs from PySide6 6.8 to 6.11
+    (in some, dropping the result deletes the menu or its entries).
+    """
+    for menu in owner.findChildren(QMenu):
+        if menu.menuAction() is action:
+            return menu
+    return None

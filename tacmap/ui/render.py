@@ -36,11 +36,15 @@ def app() -> QApplication:
 
 
 def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | None = None,
-           player: bool = False, px_per_metre: float = 40.0) -> tuple[int, int]:
-    """Draw the whole map to a PNG; returns its size in pixels."""
-    image, problems = draw(state, ruleset, images, player, px_per_metre)
+           player: bool = False, px_per_cell: float = 40.0,
+           image_format: str = "PNG") -> tuple[int, int]:
+    """Draw the whole map to an image (PNG, JPEG or WEBP); returns its size in pixels."""
+    image, problems = draw(state, ruleset, images, player, px_per_cell)
+    if image_format == "JPEG":  # JPEG has no alpha: flatten on the same paper colour
+        image = image.convertToFormat(QImage.Format.Format_RGB32)
+    quality = -1 if image_format == "PNG" else 92  # Qt's PNG default; near-lossless others
     # The stubs ask for bytes, the binding accepts only str: trust the binding.
-    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
+    if not image.save(str(out), image_format, quality):  # type: ignore[call-overload]
         raise OSError(f"cannot write {out}")
     for problem in problems:  # an image not drawn is named, as the window names it
         print(f"tacmap: {problem}", file=sys.stderr)
@@ -48,13 +52,13 @@ def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | N
 
 
 def draw(state: Encounter, ruleset: Ruleset, images: Path | None = None, player: bool = False,
-         px_per_metre: float = 40.0, max_edge: int = MAX_EDGE) -> tuple[QImage, list[str]]:
+         px_per_cell: float = 40.0, max_edge: int = MAX_EDGE) -> tuple[QImage, list[str]]:
     """The whole map drawn to an image, and the images it could not draw (as sentences)."""
     app()
     scene = MapScene(state, ruleset, images, player)
-    scene.set_overview(px_per_metre < 7)
+    scene.set_overview(px_per_cell < 7)
     rect = scene.sceneRect()
-    scale = min(px_per_metre / CELL, max_edge / max(rect.width(), rect.height()))
+    scale = min(px_per_cell / CELL, max_edge / max(rect.width(), rect.height()))
     scene.set_overview(scale * CELL < 7)
     w, h = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
     image = QImage(w, h, QImage.Format.Format_ARGB32)

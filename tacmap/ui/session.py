@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 import shutil
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from tacmap.engine.errors import InputError
 from tacmap.engine.referee import Change, Entry, Referee
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter
+from tacmap.ui import settings
 from tacmap.ui.qt import QLockFile
 
 RECENT_MAX = 10
@@ -284,38 +284,21 @@ def restore_untitled(registry: Registry, auto: Path) -> Session:
 
 def recent() -> list[Path]:
     """Recently opened or saved files that still exist, newest first."""
-    try:
-        names = json.loads((home() / "recent.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if not isinstance(names, list):
-        return []
-    return [Path(n) for n in names if isinstance(n, str) and Path(n).is_file()][:RECENT_MAX]
+    names = settings.get("recent", settings.strings)
+    return [Path(n) for n in names if Path(n).is_file()][:RECENT_MAX]
 
 
 def remember(path: Path) -> None:
     """Put ``path`` at the top of the recent list (best effort)."""
     entries = [str(path.resolve())] + [str(p) for p in recent() if p.resolve() != path.resolve()]
-    try:
-        home().mkdir(parents=True, exist_ok=True)
-        storage_tmp = home() / "recent.json.tmp"
-        storage_tmp.write_text(json.dumps(entries[:RECENT_MAX]), encoding="utf-8")
-        storage_tmp.replace(home() / "recent.json")
-    except OSError:
-        pass
+    settings.put("recent", entries[:RECENT_MAX])
 
 
 # --- where the windows were ----------------------------------------------------------------
 
 def window_places() -> dict[str, str]:
     """Each window's last geometry (Qt's ``saveGeometry``, base64) by window name."""
-    try:
-        places = json.loads((home() / "windows.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(places, dict):
-        return {}
-    return {k: v for k, v in places.items() if isinstance(k, str) and isinstance(v, str)}
+    return settings.get("windows", settings.string_map)
 
 
 def place_of(name: str) -> bytes | None:
@@ -333,10 +316,4 @@ def remember_place(name: str, geometry: bytes) -> None:
     """Keep the window ``name``'s geometry for the next run (best effort)."""
     places = window_places()
     places[name] = base64.b64encode(geometry).decode("ascii")
-    try:
-        home().mkdir(parents=True, exist_ok=True)
-        tmp = home() / "windows.json.tmp"
-        tmp.write_text(json.dumps(places), encoding="utf-8")
-        tmp.replace(home() / "windows.json")
-    except OSError:
-        pass
+    settings.put("windows", places)

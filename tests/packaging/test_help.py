@@ -17,7 +17,7 @@ from tacmap import __version__
 from tacmap.engine.ruleset import Registry
 from tacmap.ui import help as tm_help
 from tacmap.ui.app import demo_path, open_window
-from tacmap.ui.qt import QAction, QDialog, QKeySequence, QMainWindow, QMenu
+from tacmap.ui.qt import QAction, QDialog, QKeySequence, QMainWindow, QMenu, submenu
 from tacmap.ui.window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +57,8 @@ def _actions(menu: QMenu) -> dict[str, QAction]:
 
 
 def _help_menu(window: QMainWindow) -> QMenu:
-    menus = [a.menu() for a in window.menuBar().actions() if a.text() == "&Help"]
+    menus = [submenu(a, window.menuBar()) for a in window.menuBar().actions()
+             if a.text() == "&Help"]
     assert len(menus) == 1
     menu = menus[0]
     assert isinstance(menu, QMenu)
@@ -89,7 +90,7 @@ def test_add_help_menu_returns_the_menu_it_added(qtbot: QtBot) -> None:
     window.menuBar().addMenu("&File")
     menu = tm_help.add_help_menu(window)
     bar = window.menuBar().actions()
-    assert bar[-1].menu() is menu and menu.title() == "&Help"
+    assert submenu(bar[-1], window.menuBar()) is menu and menu.title() == "&Help"
 
 
 @pytest.mark.parametrize(("label", "name", "needle"), [
@@ -134,7 +135,8 @@ def test_getting_started_names_the_real_folders(tacmap_home: Path, tmp_path: Pat
     monkeypatch.setenv("TACMAP_RULESETS", str(mine))
     text = _text(tm_help.getting_started_dialog())
     assert str(tacmap_home / "autosave") in text
-    assert str(tacmap_home / "recent.json") in text
+    assert str(tacmap_home / "settings.json") in text
+    assert str(tacmap_home / "logs") in text  # the log folder, named for bug reports
     assert "--rulesets-dir DIR" in text and "TACMAP_RULESETS" in text and str(mine) in text
     assert "TACMAP_HOME" in text
 

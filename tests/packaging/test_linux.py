@@ -41,7 +41,7 @@ def test_the_desktop_entry_starts_tacmap_with_its_icon() -> None:
     assert entry["Icon"] == "tacmap"
     assert (ROOT / "resources" / "icons" / f"{entry['Icon']}.svg").is_file()
     assert entry["StartupWMClass"] == "tacmap"  # Qt's WM_CLASS for the app name "tacmap"
-    assert entry["Categories"].split(";")[:2] == ["Game", "BoardGame"]
+    assert entry["Categories"].split(";")[:2] == ["Game", "RolePlaying"]
 
 
 def test_metainfo_matches_the_desktop_entry_and_the_version() -> None:

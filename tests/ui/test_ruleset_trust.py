@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 
 from tacmap.engine.ruleset import Registry
-from tacmap.ui.trust import FILE, window_trust
+from tacmap.ui.settings import FILE
+from tacmap.ui.trust import window_trust
 from tests.conftest import TEST_RULESETS
 
 

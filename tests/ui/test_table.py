@@ -40,6 +40,7 @@ from tacmap.ui.qt import (
     QRectF,
     QStyleOptionGraphicsItem,
     Qt,
+    submenu,
 )
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
@@ -301,8 +302,9 @@ def test_the_gm_map_refits_on_resize_until_the_gm_zooms(gm: MainWindow) -> None:
     gm.resize(1280, 800)
     settle()
     assert gm.view.zoom == pytest.approx(zoomed)
-    fit = next(a for m in gm.menuBar().actions() if m.menu() is not None
-               for a in m.menu().actions() if a.text() == "&Fit Encounter")  # type: ignore[union-attr]
+    menus = [submenu(m, gm.menuBar()) for m in gm.menuBar().actions()]
+    fit = next(a for menu in menus if menu is not None
+               for a in menu.actions() if a.text() == "&Fit Encounter")
     assert fit.shortcut().toString() == "Ctrl+0"
     fit.trigger()
     fitted = gm.view.zoom

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import pyqtgraph as pg
+from typing import TYPE_CHECKING
 
 from tacmap.engine.state import Encounter
 from tacmap.engine.views import Timeline
@@ -10,23 +10,23 @@ from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
 
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
 
 class TimelinePanel(QWidget):
     """Draws a ruleset's Timeline view-model; hidden for rulesets without phases."""
 
     def __init__(self, player: bool = False) -> None:
         super().__init__()
-        pg.setConfigOptions(antialias=True)
-        self.plot = pg.PlotWidget(background="#fbf8ef")
+        #: Made when the first timeline is drawn: pyqtgraph costs most of a second to
+        #: import, and the first paint of a ruleset without phases never needs it.
+        self.plot: pg.PlotWidget | None = None
         self.setMaximumHeight(340)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMenuEnabled(False)
-        self.plot.showGrid(x=True, y=False, alpha=0.25)
         self.player = player
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.plot)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(2, 2, 2, 2)
+        layout = self._layout
         #: Actions an earlier one invalidated, each with its reason (hidden when none).
         self.struck = QLabel()
         self.struck.setWordWrap(True)
@@ -38,17 +38,35 @@ class TimelinePanel(QWidget):
         self.current: int | None = None
         self.rows: list[str] = []
 
+    def _made_plot(self) -> pg.PlotWidget:
+        """The chart, made (and pyqtgraph imported) the first time it is needed."""
+        if self.plot is None:
+            import pyqtgraph as pg
+
+            pg.setConfigOptions(antialias=True)
+            self.plot = pg.PlotWidget(background="#fbf8ef")
+            self.plot.setMouseEnabled(x=False, y=False)
+            self.plot.hideButtons()
+            self.plot.setMenuEnabled(False)
+            self.plot.showGrid(x=True, y=False, alpha=0.25)
+            self._layout.insertWidget(0, self.plot)
+        return self.plot
+
     def show_timeline(self, state: Encounter, timeline: Timeline | None,
                       hidden: frozenset[str] = frozenset()) -> None:
         """Redraw; ``hidden`` token ids are left out (the player view)."""
         self._shown = (state, timeline, hidden)
-        self.plot.clear()
+        if self.plot is not None:
+            self.plot.clear()
         self.bars = []
         self.rows = []
         self.struck.setVisible(False)
         if timeline is None:
             self.current = None
             return
+        import pyqtgraph as pg
+
+        plot = self._made_plot()
         colours = side_colours(state)
         items = [i for i in timeline.items if i.actor not in hidden]
         rows: list[str] = []
@@ -69,10 +87,10 @@ class TimelinePanel(QWidget):
                 colour = QColor("#9a9a9a")
             bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
                                   height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
-            self.plot.addItem(bar)
+            plot.addItem(bar)
             # Characters that fit in the bar at this panel's type size.
             per = max(8 if self.player else 11,
-                      int(self.plot.width() / max(len(timeline.phases), 1) / size))
+                      int(plot.width() / max(len(timeline.phases), 1) / size))
             room = per * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
             label = pg.TextItem(("✗ " if item.struck else "") + text, color="#ffffff",
@@ -84,7 +102,7 @@ class TimelinePanel(QWidget):
             else:
                 label.setFont(font)
             label.setPos(item.start - 0.38, -y)
-            self.plot.addItem(label)
+            plot.addItem(label)
             self.bars.append((item.actor, item.start, item.end, y))
         struck = [i for i in items if i.struck]
         if struck:
@@ -100,10 +118,10 @@ class TimelinePanel(QWidget):
             region = pg.LinearRegionItem((timeline.current - 0.5, timeline.current + 0.5),
                                          movable=False, brush=(255, 204, 0, 70),
                                          pen=pg.mkPen("#d69e00"))
-            self.plot.addItem(region)
-        axis = self.plot.getAxis("bottom")
+            plot.addItem(region)
+        axis = plot.getAxis("bottom")
         axis.setTicks([list(enumerate(timeline.phases))])
-        left = self.plot.getAxis("left")
+        left = plot.getAxis("left")
         names = [(-i, state.tokens[a].name if a in state.tokens else a) for i, a in enumerate(rows)]
         left.setTicks([names])
         for ax in (axis, left):
@@ -113,8 +131,8 @@ class TimelinePanel(QWidget):
         self.setMinimumHeight(min(320, need))
         self.setMaximumHeight(min(340, need + 40 + (self.struck.sizeHint().height()
                                                     if struck else 0)))
-        self.plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
-        self.plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+        plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
+        plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Labels are cut to the room a phase has, so a new width draws them again."""

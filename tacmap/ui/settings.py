@@ -1,0 +1,109 @@
+"""The app's settings, in one file in the platform's config folder, read and written one way.
+
+The recent files, where the windows were and the answers about user rulesets were
+three hand-written JSON files in the data folder (``recent.json``, ``windows.json``,
+``trusted_rulesets.json``). They now live in ``settings.json`` in platformdirs'
+config folder (``~/.config/tacmap`` on Linux); the old files are read once, when
+there is no settings file yet, so a GM who updates keeps them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import platformdirs
+
+from tacmap.engine.storage import write_atomic
+
+FILE = "settings.json"
+#: The files settings came from before, in the data folder, by the key that holds them now.
+OLD_FILES = {"recent": "recent.json", "windows": "windows.json",
+             "trusted_rulesets": "trusted_rulesets.json"}
+
+T = TypeVar("T")
+
+
+def folder() -> Path:
+    """The config folder (``TACMAP_HOME`` overrides it, as it does the data folder)."""
+    override = os.environ.get("TACMAP_HOME")
+    return Path(override) if override else platformdirs.user_config_path("tacmap",
+                                                                         appauthor=False)
+
+
+def path() -> Path:
+    """The settings file."""
+    return folder() / FILE
+
+
+def _data_folder() -> Path:
+    from tacmap.ui.session import home
+
+    return home()
+
+
+def _read() -> dict[str, Any]:
+    try:
+        data = json.loads(path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return _from_old_files()
+    except (OSError, ValueError):
+        return {}  # a damaged settings file costs the settings, never the start
+    return data if isinstance(data, dict) else {}
+
+
+def _from_old_files() -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, name in OLD_FILES.items():
+        try:
+            data[key] = json.loads((_data_folder() / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    if data:
+        _write(data)  # from now on the settings file is the one place
+    return data
+
+
+def _write(data: dict[str, Any]) -> bool:
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        write_atomic(path(), json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+    except OSError:
+        return False  # kept for this run only
+    return True
+
+
+def get(key: str, clean: Callable[[Any], T]) -> T:
+    """The setting ``key`` as ``clean`` reads it (its empty value when unset or mis-shaped)."""
+    return clean(_read().get(key))
+
+
+def put(key: str, value: Any) -> bool:
+    """Set ``key`` to ``value`` (JSON), keeping the other settings; False if it could not."""
+    data = _read()
+    data[key] = value
+    return _write(data)
+
+
+def strings(value: Any) -> list[str]:
+    """A list of strings, its other items left out (empty for anything else)."""
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str)]
+
+
+def string_map(value: Any) -> dict[str, str]:
+    """An object of strings, its other items left out (empty for anything else)."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def flag_map(value: Any) -> dict[str, bool]:
+    """An object of true/false, its other items left out (empty for anything else)."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, bool)}

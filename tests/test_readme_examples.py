@@ -1,0 +1,104 @@
+"""Every example of README.md runs as written (issue 29 item 3)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tacmap import cli_help
+from tacmap.cli import build_parser
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
+
+
+def blocks(kind: str) -> list[str]:
+    return [body for lang, body in BLOCK.findall(README.read_text("utf-8")) if lang == kind]
+
+
+def sessions() -> list[tuple[str, list[str]]]:
+    """(command, the output lines shown after it) of every console block, in order."""
+    steps: list[tuple[str, list[str]]] = []
+    for body in blocks("console"):
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            elif steps:
+                steps[-1][1].append(line)
+    return steps
+
+
+def test_the_readme_has_console_examples() -> None:
+    commands = [cmd for cmd, _ in sessions()]
+    assert any(cmd.startswith("tacmap play") for cmd in commands)
+    assert any(cmd.startswith("tacmap new --demo") for cmd in commands)
+
+
+def test_every_console_example_runs_and_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    # The jsonl blocks are the scripts the examples name (on their first line).
+    for body in blocks("jsonl"):
+        name = body.splitlines()[0].lstrip("# ").split(":")[0]
+        (tmp_path / name).write_text(body, "utf-8")
+    tacmap = Path(sys.executable).parent / "tacmap"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TACMAP_HOME": str(tmp_path / "home")}
+    env.pop("TACMAP_RULESETS", None)
+    for command, shown in sessions():
+        argv = shlex.split(command)
+        assert argv[0] == "tacmap", command
+        done = subprocess.run([str(tacmap), *argv[1:]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+        printed = done.stdout.splitlines()
+        at = 0
+        for line in shown:
+            if line.strip() in ("…", ""):
+                continue
+            assert line in printed[at:], f"{command}: {line!r} not printed"
+            at = printed.index(line, at) + 1
+
+
+def sh_tacmap_lines() -> list[list[str]]:
+    """The arguments of every ``tacmap`` call in the README's sh blocks and command table."""
+    calls = []
+    for body in blocks("sh"):
+        for line in body.replace("\\\n", " ").splitlines():
+            code = line.split("#")[0]
+            for part in re.split(r"&&|;", code):
+                words = shlex.split(part)
+                for i, word in enumerate(words):
+                    if word.endswith("/tacmap") or word == "tacmap":
+                        calls.append(words[i + 1:])
+                        break
+    return calls
+
+
+@pytest.mark.parametrize("argv", sh_tacmap_lines(), ids=" ".join)
+def test_every_install_example_names_a_command_and_options_that_exist(argv: list[str]) -> None:
+    parser = build_parser()
+    if argv and argv[0] in cli_help.subcommands(parser):
+        parser.parse_args(argv)  # raises UsageError on an option that is not there
+    else:
+        assert not argv or cli_help.looks_like_file(argv[0])
+
+
+def test_every_command_of_the_table_exists() -> None:
+    rows = re.findall(r"^\| `tacmap ([a-z]+)", README.read_text("utf-8"), re.M)
+    names = cli_help.subcommands(build_parser())
+    assert rows and all(word in names or word == "open" for word in rows), rows
+
+
+def test_the_developer_docs_are_in_the_repository_and_name_real_files() -> None:
+    root = README.parent
+    text = README.read_text("utf-8")
+    assert "../shared" not in text and "(docs/design.md)" in text
+    design = (root / "docs" / "design.md").read_text("utf-8")
+    named = set(re.findall(r"`((?:tacmap|tests|rulesets)/[\w/.]+\.(?:py|md))`", design))
+    assert named, "the design names no file"
+    missing = sorted(p for p in named if not (root / p).exists())
+    assert not missing, missing
