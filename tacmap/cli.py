@@ -80,16 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     imp = sub.add_parser("import", help="a new encounter from a Universal VTT map "
                                         "(.dd2vtt, .uvtt, .df2vtt): image, grid, walls, doors")
-    imp.add_argument("file", metavar="FILE")
-    imp.add_argument("out", metavar="OUT.tacmap")
-    imp.add_argument("--ruleset", required=True, metavar="ID")
+    imp.add_argument("file", metavar="FILE", help="the Universal VTT map to read")
+    imp.add_argument("out", metavar="OUT.tacmap", help="the encounter to write")
+    imp.add_argument("--ruleset", required=True, metavar="ID",
+                     help=f"the ruleset the encounter is played under: {cli_help.ruleset_ids()}")
     imp.add_argument("--name", default="", help="title of the encounter (default: FILE's name)")
     imp.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
     imp.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
 
     report = sub.add_parser("report", help="write the fight report: one HTML file to share")
-    report.add_argument("file", metavar="FILE")
-    report.add_argument("out", metavar="OUT.html")
+    report.add_argument("file", metavar="FILE", help="the encounter file (.tacmap) to report on")
+    report.add_argument("out", metavar="OUT.html", help="the HTML page to write")
     report.add_argument("--gm", action="store_true",
                         help="include everything: GM-only rolls, hidden tokens, all hit points")
 

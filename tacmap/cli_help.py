@@ -57,6 +57,26 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
     "roll": ("Roll dice written as GMs write them, and show the odds first.",
              ['tacmap roll "2d6+3" --target 10', 'tacmap roll "4d6kh3"',
               'tacmap roll "d20 adv" --seed 7']),
+    "import": ("Make a new encounter from a Universal VTT map (.dd2vtt, .uvtt, .df2vtt, as "
+               "Dungeondraft, DungeonFog and Dungeon Alchemist export): its image in the "
+               "encounter's image folder, the grid aligned to it, its walls and its doors. "
+               "Lights and environment are kept in the file, not drawn.",
+               ["tacmap import crypt.dd2vtt crypt.tacmap --ruleset action_pool",
+                "tacmap import crypt.uvtt crypt.tacmap --ruleset speed_rank --name Crypt"]),
+    "report": ("Write the fight report: one self-contained HTML page (no scripts, images "
+               "inline) with the outcome, the map at the start and the end as the players "
+               "saw it, each combatant's damage and hit points, the dice, and the log round "
+               "by round. --gm includes what the players did not see.",
+               ["tacmap report fight.tacmap fight.html",
+                "tacmap report fight.tacmap fight-gm.html --gm"]),
+    "ruleset": ("The ruleset author's kit: 'ruleset new ID DIR' writes a small working "
+                "ruleset folder, 'ruleset check DIR' checks one (shape, scenarios, every "
+                "offered action played headless). See rulesets/GUIDE.md.",
+                ["tacmap ruleset new my_game /tmp/rulesets",
+                 "tacmap ruleset check /tmp/rulesets/my_game"]),
+    "schema": ("Print the encounter file format as a JSON Schema, generated from the records "
+               "(--ruleset ID adds that ruleset's own commands, events and round records).",
+               ["tacmap schema", "tacmap schema --ruleset opposed"]),
     "bench": ("Run the performance benchmarks of the design; each figure is printed with its "
               "budget.", ["tacmap bench --quick"]),
 }
