@@ -491,7 +491,8 @@ class Registry:
             self.warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
             if self.trust is not None and not self.trust(manifest):
                 raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not "
-                                 "trusted, so its rules.py was not run")
+                                 "trusted, so its rules.py was not run (Help ▸ Rulesets You "
+                                 "Added forgets that answer, and the window asks again)")
         ruleset = _load_rules(manifest)
         self._loaded[ruleset_id] = ruleset
         return ruleset

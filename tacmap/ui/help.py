@@ -36,6 +36,7 @@ from tacmap.ui.qt import (
     submenu,
 )
 from tacmap.ui.session import RECENT_MAX, home
+from tacmap.ui.trust import trust_dialog
 
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
@@ -350,6 +351,8 @@ def add_help_menu(window: QMainWindow) -> QMenu:
            QKeySequence.StandardKey.HelpContents)
     action("&Keyboard Shortcuts", f"{SHORTCUTS}-action",
            lambda: _show(window, SHORTCUTS, lambda: shortcuts_dialog(window)))
+    action("&Rulesets You Added…", "trust-dialog-action",
+           lambda: _show(window, "trust-dialog", lambda: trust_dialog(window)))
     menu.addSeparator()
     about = action("&About tacmap", f"{ABOUT}-action",
                    lambda: _show(window, ABOUT, lambda: about_dialog(window,

@@ -77,7 +77,8 @@ def _text(dialog: QDialog) -> str:
 def test_the_help_menu_has_getting_started_shortcuts_and_about(bare: QMainWindow) -> None:
     menu = _help_menu(bare)
     actions = _actions(menu)
-    assert list(actions) == ["Getting Started", "Keyboard Shortcuts", "About tacmap"]
+    assert list(actions) == ["Getting Started", "Keyboard Shortcuts", "Rulesets You Added…",
+                             "About tacmap"]
     assert actions["Getting Started"].shortcut() == QKeySequence(
         QKeySequence.StandardKey.HelpContents)
     assert actions["About tacmap"].menuRole() == QAction.MenuRole.AboutRole
