@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,9 +45,15 @@ def bare(qtbot: QtBot) -> QMainWindow:
 
 
 @pytest.fixture
-def real(qtbot: QtBot, registry: Registry) -> Iterator[MainWindow]:
-    """tacmap's own window on the demo encounter (its Help menu is built in)."""
-    _app, window = open_window(registry, demo_path())
+def real(qtbot: QtBot, registry: Registry, tmp_path: Path) -> Iterator[MainWindow]:
+    """tacmap's own window on a copy of the demo encounter (its Help menu is built in).
+
+    A copy: another window of this test run may hold the shipped file's lock, and the
+    real window would then say so in a dialog that no test answers.
+    """
+    demo = tmp_path / "demo.tacmap"
+    shutil.copy(demo_path(), demo)
+    _app, window = open_window(registry, demo)
     qtbot.addWidget(window)
     yield window
     window.session.discard_autosave()
