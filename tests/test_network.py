@@ -212,7 +212,8 @@ def _check_window(run: Run) -> dict[str, object]:
     # The bundled demo opens untitled, so saving never overwrites the shipped file.
     assert isinstance(titles, list) and any(
         "Toll Gate" in t and "unsaved" in t for t in titles), result
-    assert result["dialogs"] == ["help-about", "help-getting-started", "help-shortcuts"]
+    assert result["dialogs"] == ["help-about", "help-getting-started", "help-shortcuts",
+                                 "trust-dialog"]
     return result
 
 

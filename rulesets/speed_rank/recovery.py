@@ -35,6 +35,7 @@ class Rules(Protocol):
     def condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None: ...
     def check(self, ctx: Resolution, token: Token, level: CheckLevel, stat: str,
               what: str) -> bool: ...
+    def harmed(self, ctx: Resolution, target: Token) -> None: ...
 
 
 def stand(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
@@ -100,3 +101,22 @@ def break_free(rules: Rules, ctx: Resolution, token: Token, cmd: Act) -> None:
 ACTIONS: dict[str, Callable[[Rules, Resolution, Token, Act], None]] = {
     "stand": stand, "pick_up": pick_up, "free_weapon": free_weapon, "break_free": break_free,
 }
+
+
+def hp_set(rules: Rules, ctx: Resolution, token: Token) -> None:
+    """GM damage wakes a sleeper and kills at the dead-at line, as a blow does."""
+    if token.hp < ctx.hp_before(token):
+        rules.harmed(ctx, token)
+    elif token.hp <= rules.data.attack.dead_at and token.alive:
+        rules.condition(ctx, token, "dead", True)
+
+
+def harmed(rules: Rules, ctx: Resolution, target: Token) -> None:
+    """``target`` just lost hit points: a sleeper wakes; at the dead-at line it dies."""
+    if "asleep" in target.conditions:
+        rules.condition(ctx, target, "asleep", False)
+        if "asleep_until" in target.values:
+            ctx.emit(ValueChanged(target.id, "asleep_until", target.values["asleep_until"],
+                                  None, "woken by the blow"))
+    if target.hp <= rules.data.attack.dead_at and target.alive:
+        rules.condition(ctx, target, "dead", True)

@@ -718,22 +718,11 @@ class SpeedRank(Ruleset):
         self.harmed(ctx, target)
 
     def hp_set(self, ctx: Resolution, token: Token) -> None:
-        """GM damage wakes a sleeper and kills at the dead-at line, as a blow does."""
-        if token.hp < ctx.hp_before(token):
-            self.harmed(ctx, token)
-        elif token.hp <= self.data.attack.dead_at and token.alive:
-            self.condition(ctx, token, "dead", True)
+        recovery.hp_set(self, ctx, token)
 
     def harmed(self, ctx: Resolution, target: Token) -> None:
         """``target`` just lost hit points: a sleeper wakes; at the dead-at line it dies."""
-        new = target.hp
-        if "asleep" in target.conditions:
-            self.condition(ctx, target, "asleep", False)
-            if "asleep_until" in target.values:
-                ctx.emit(ValueChanged(target.id, "asleep_until", target.values["asleep_until"],
-                                      None, "woken by the blow"))
-        if new <= self.data.attack.dead_at and target.alive:
-            self.condition(ctx, target, "dead", True)
+        recovery.harmed(self, ctx, target)
 
     def condition(self, ctx: Resolution, token: Token, cond: str, on: bool = True) -> None:
         """Set or clear a condition; helpless or immobile ends what it cannot go on with."""

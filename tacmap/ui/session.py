@@ -9,8 +9,6 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import platformdirs
-
 from tacmap.engine import storage
 from tacmap.engine.errors import InputError
 from tacmap.engine.referee import Change, Entry, Referee
@@ -24,10 +22,8 @@ RECENT_MAX = 10
 LOCK_WAIT_MS = 100
 
 
-def home() -> Path:
-    """Where tacmap keeps autosaves and the recent list (TACMAP_HOME overrides, for tests)."""
-    override = os.environ.get("TACMAP_HOME")
-    return Path(override) if override else platformdirs.user_data_path("tacmap", appauthor=False)
+#: Where tacmap keeps autosaves (TACMAP_HOME overrides, for tests): the settings' data folder.
+home = settings.data_folder
 
 
 class Session:

@@ -39,10 +39,14 @@ def path() -> Path:
     return folder() / FILE
 
 
-def _data_folder() -> Path:
-    from tacmap.ui.session import home
+def data_folder() -> Path:
+    """Where tacmap keeps autosaves, the roster and logs (TACMAP_HOME overrides, for tests)."""
+    override = os.environ.get("TACMAP_HOME")
+    return Path(override) if override else platformdirs.user_data_path("tacmap", appauthor=False)
 
-    return home()
+
+def _data_folder() -> Path:
+    return data_folder()
 
 
 def _read() -> dict[str, Any]:

@@ -11,8 +11,7 @@ the dock then shows the total big, with the faces.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import pyqtgraph as pg
+from typing import TYPE_CHECKING
 
 from tacmap.engine.commands import Command, RollDice
 from tacmap.engine.errors import InputError
@@ -34,6 +33,9 @@ from tacmap.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:  # pyqtgraph is imported with the first chart, after the first paint
+    import pyqtgraph as pg
 
 #: The dice buttons, in the order of a dice bag.
 DICE = (4, 6, 8, 10, 12, 20, 100)
@@ -132,14 +134,11 @@ class DicePanel(QWidget):
         self.odds = QLabel()
         self.odds.setWordWrap(True)
         layout.addWidget(self.odds)
-        self.plot = pg.PlotWidget(background="#fbf8ef")
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMenuEnabled(False)
-        self.plot.setMinimumHeight(140)
-        self.plot.setLabel("left", "%")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)
-        layout.addWidget(self.plot, 1)
+        #: The chart, made with the first roll typed (pyqtgraph loads after the first paint).
+        self.plot: pg.PlotWidget | None = None
+        self.plot_box = QVBoxLayout()
+        self.plot_box.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.plot_box, 1)
         self.total = QLabel()
         self.total.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.total.setObjectName("dice-total")
@@ -166,7 +165,8 @@ class DicePanel(QWidget):
     def preview(self) -> None:
         """Read the field: the chart, the odds lines, or the one sentence of what is wrong."""
         text = self.field.text()
-        self.plot.clear()
+        if self.plot is not None:
+            self.plot.clear()
         self.notation = self.chances = None
         if not text.strip():
             self.problem.hide()
@@ -190,26 +190,45 @@ class DicePanel(QWidget):
         if self.chances is not None:
             self._chart(self.chances, target)
 
+    def _plot(self) -> pg.PlotWidget:
+        """The chart, made the first time a roll is charted."""
+        if self.plot is None:
+            import pyqtgraph as pg
+
+            plot = pg.PlotWidget(background="#fbf8ef")
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.setMenuEnabled(False)
+            plot.setMinimumHeight(140)
+            plot.setLabel("left", "%")
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            self.plot_box.addWidget(plot)
+            self.plot = plot
+        return self.plot
+
     def _chart(self, chances: Chances, target: int | None) -> None:
+        import pyqtgraph as pg
+
+        plot = self._plot()
         totals = chances.items()
         xs = [t for t, _ in totals]
         ys = [100 * p for _, p in totals]
-        axis = self.plot.getAxis("bottom")
+        axis = plot.getAxis("bottom")
         if len(totals) > MOST_BARS:
-            self.plot.addItem(pg.PlotDataItem(xs, ys, fillLevel=0, brush=REACH, pen=REACH))
+            plot.addItem(pg.PlotDataItem(xs, ys, fillLevel=0, brush=REACH, pen=REACH))
             axis.setTicks(None)  # pyqtgraph's round numbers read better than whole ticks here
         else:
             brushes = [REACH if target is None or t >= target else SHORT for t in xs]
-            self.plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.8, brushes=brushes,
+            plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.8, brushes=brushes,
                                               pens=brushes))
         if target is not None and xs[0] <= target <= xs[-1]:
-            self.plot.addItem(pg.InfiniteLine(target - 0.5, angle=90,
+            plot.addItem(pg.InfiniteLine(target - 0.5, angle=90,
                                               pen=pg.mkPen("#7a2a00", width=2)))
         if len(totals) > MOST_BARS:
-            self.plot.setXRange(xs[0], xs[-1], padding=0)
+            plot.setXRange(xs[0], xs[-1], padding=0)
         else:
-            whole_axis(self.plot, xs[0], xs[-1])
-        self.plot.setYRange(0, max(ys), padding=0.08)
+            whole_axis(plot, xs[0], xs[-1])
+        plot.setYRange(0, max(ys), padding=0.08)
 
     def roll(self) -> bool:
         """Roll: the roll goes to the referee; the total shows big, the faces under it."""
