@@ -12,7 +12,7 @@ from tacmap.engine.commands import SetDoor
 from tacmap.engine.state import Token
 from tacmap.engine.uvtt_sample import rooms
 from tacmap.ui import imports
-from tacmap.ui.qt import QApplication, QDialog, QFileDialog, QMenu
+from tacmap.ui.qt import QApplication, QDialog, QFileDialog, QMenu, submenu
 from tacmap.ui.window import MainWindow
 from tests.conftest import TEST_RULESETS
 from tests.engine.test_report import checked
@@ -78,7 +78,7 @@ def test_the_file_menu_offers_import_and_report(window: MainWindow,
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: ("", ""))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: ("", ""))
     monkeypatch.setattr(QDialog, "exec", lambda self: QDialog.DialogCode.Rejected)
-    menu = window.menuBar().actions()[0].menu()
+    menu = submenu(window.menuBar().actions()[0], window.menuBar())
     assert isinstance(menu, QMenu)
     names = {a.text().replace("&", ""): a for a in menu.actions()}
     for name in ("Import Map…", "Import Walls…", "Export Fight Report…"):
@@ -116,7 +116,7 @@ def test_the_menu_imports_under_the_open_encounters_ruleset(
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (str(tmp_path / "night one"), ""))
     monkeypatch.setattr(QDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
-    menu = window.menuBar().actions()[0].menu()
+    menu = submenu(window.menuBar().actions()[0], window.menuBar())
     assert isinstance(menu, QMenu)
     names = {a.text().replace("&", ""): a for a in menu.actions()}
     names["Import Map…"].trigger()

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from tacmap.engine.narrate import sentence
-from tacmap.ui.qt import QAction, QApplication, QMenu, QPoint, Qt
+from tacmap.ui.qt import QAction, QApplication, QMenu, QPoint, Qt, submenu
 from tacmap.ui.window import MainWindow
 
 
 def entry(window: MainWindow, text: str) -> QAction:
     menu = window.token_menu("grul", window.mapToGlobal(QPoint(300, 300)))
     return item(menu, text)
+
+
+def submenu_of(window: MainWindow, text: str) -> QMenu:
+    """The submenu ``text`` of Grul's menu (found as a child: QAction.menu() owns it
+    differently from one PySide6 to the next)."""
+    menu = window.token_menu("grul", window.mapToGlobal(QPoint(300, 300)))
+    found = submenu(item(menu, text), menu)
+    assert found is not None
+    return found
 
 
 def item(menu: QMenu, text: str) -> QAction:
@@ -51,12 +60,12 @@ def test_a_condition_from_the_menu_and_free_text_and_taking_it_off(window: MainW
     ref = window.session.referee
     window.ask_words = lambda question, suggested: "  frightened "
     logged = len(ref.log)
-    conditions = entry(window, "Conditions").menu()
+    conditions = submenu_of(window, "Conditions")
     item(conditions, "Other…").trigger()
     assert ref.state.tokens["grul"].conditions == ("frightened",)
     assert last_sentence(window) == "GM makes Grul frightened" and len(ref.log) == logged + 1
     # Now offered by name, ticked on Grul; the tick takes it off, undo puts it back.
-    offered = item(entry(window, "Conditions").menu(), "frightened")
+    offered = item(submenu_of(window, "Conditions"), "frightened")
     assert offered.isChecked()
     offered.trigger()
     assert ref.state.tokens["grul"].conditions == ()
