@@ -73,6 +73,7 @@ def test_roll_logs_the_sentence_shows_the_total_big_and_undoes(window: MainWindo
     assert panel.total.text() == str(rolled.total)
     assert rolled.shown in panel.faces.text()
     assert ("reaches 10" if rolled.total >= 10 else "short of 10") in panel.faces.text()
+    assert f"GM rolls {rolled.shown}" in window.log_panel.result.text()  # the last result
     window.undo_action.trigger()
     assert not any(isinstance(e, GmRolled) for x in referee.log for e in x.events)
 

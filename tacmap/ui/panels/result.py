@@ -15,7 +15,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from tacmap.engine.events import ConditionChanged, DiceRolled, Event, HpChanged, Said
+from tacmap.engine.events import ConditionChanged, DiceRolled, Event, GmRolled, HpChanged, Said
 from tacmap.engine.narrate import reactions, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
@@ -31,8 +31,9 @@ SHOWN = (DiceRolled, HpChanged, Said, ConditionChanged)
 
 
 def is_result(entry: Entry) -> bool:
-    """Whether ``entry`` decided something the GM wants to see: dice rolled or HP changed."""
-    return any(isinstance(ev, DiceRolled | HpChanged) for ev in entry.events)
+    """Whether ``entry`` decided something the GM wants to see: dice rolled (the rules' or
+    the GM's own free roll) or HP changed."""
+    return any(isinstance(ev, DiceRolled | GmRolled | HpChanged) for ev in entry.events)
 
 
 def _line(state: Encounter, ev: Event) -> str:
