@@ -263,6 +263,11 @@ class Ruleset:
         if problems:
             raise token_error(token, problems)
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Whether ``token`` no longer takes part in the fight (down, dead …): it gets no
+        turn, threatens no one and counts for no side. The default: marked ``dead``."""
+        return not token.alive
+
     # --- judging ------------------------------------------------------------
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
