@@ -203,11 +203,8 @@ def run(registry: Registry, quick: bool = False,
 
 def _ruleset_figures(ruleset: Ruleset, reps: int) -> list[Figure]:
     """The figures a ruleset measures itself (attack execute, odds), named with its id."""
-    bench = getattr(ruleset, "bench", None)
-    if bench is None:
-        return []
     return [_figure(f"{ruleset.id}: {name}", time_runs(fn, reps), budget)
-            for name, fn, budget in bench()]
+            for name, fn, budget in ruleset.bench()]
 
 
 def main(registry: Registry, as_json: bool = False, quick: bool = False,

@@ -41,13 +41,13 @@ from tacmap.engine.events import (
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.records import Json
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset, token_error
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Reaction, TurnOrder
+from tacmap.engine.views import Odds, Preview, Reaction
 from tacmap.engine.words import article, faces, plural
 
-from . import bench, reactions, readied, views
+from . import reactions, readied
 from .data import Ability, Data, Weapon
 from .reactions import PREPARED, Prepared, Strike
 
@@ -854,21 +854,6 @@ class ActionPool(Ruleset):
         drop = sum(p for d, p in spread if d != miss and d >= drop_at)
         table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
         return Odds(success, table, drop)
-
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        return views.turn_order(self, state)
-
-    def dice_pools(self, state: Encounter) -> list[PoolView]:
-        return views.dice_pools(self, state)
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        return views.actions_for(self, state, actor)
-
-    # --- performance figures (tacmap bench) ----------------------------------------
-
-    def bench(self) -> list[BenchFigure]:
-        """The DESIGN §7 figures this ruleset owns: one attack executed, one odds preview."""
-        return bench.figures(self)
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -41,11 +41,11 @@ from tacmap.engine.events import (
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.records import Json, Text
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Preview, Reaction, TurnOrder
+from tacmap.engine.views import Preview, Reaction
 
-from . import acts, bench, views
+from . import acts, views
 from .combat import STUNNED, DiceSet, Strike, dice_text, plus, roll_strike, strike_odds
 from .data import Data, Flourish, Gear, Weapon, parse_dice
 from .turns import Turns, allowed, remaining, shapes_text
@@ -857,17 +857,6 @@ class Opposed(Ruleset):
 
     def set_stance(self, ctx: Resolution, stance: str) -> None:
         ctx.emit(DataChanged("opportunity", ctx.state.data.get("opportunity"), stance))
-
-    # --- what the panels ask ---------------------------------------------------------------
-
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        return views.turn_order(self, state)
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        return views.actions_for(self, state, actor)
-
-    def bench(self) -> list[BenchFigure]:
-        return bench.figures(self)
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -34,20 +34,16 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import DeclareThenAct
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.views import (
-    ActionOption,
     Declared,
-    PoolView,
     Preview,
-    Timeline,
-    TurnOrder,
 )
 from tacmap.engine.words import faces, plural
 
-from . import bench, strike, views
+from . import strike
 from .data import Data, Weapon
 from .round import ROLLING, Edge, Kind, Plan, Pool, Round
 
@@ -720,15 +716,6 @@ class Reflex(Ruleset):
 
     # ------------------------------------------------------------------ panels
 
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        return views.turn_order(self, state)
-
-    def timeline(self, state: Encounter) -> Timeline | None:
-        return views.timeline(self, state)
-
-    def dice_pools(self, state: Encounter) -> list[PoolView]:
-        return views.dice_pools(self, state)
-
     def declared(self, state: Encounter) -> list[Declared]:
         """Declarations aimed at a token, each until its actor's turn in the action phase
         ends: spoken at the table, lowest RFX first, so the player view shows them too."""
@@ -739,13 +726,6 @@ class Reflex(Ruleset):
                 for p in rnd.plans
                 if p.target in state.tokens and p.actor in state.tokens
                 and p.actor not in rnd.order.acted]
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        return views.actions_for(self, state, actor)
-
-    def bench(self) -> list[BenchFigure]:
-        """Figures for ``tacmap bench``: one attack executed, one attack's exact odds."""
-        return bench.figures(self)
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -33,20 +33,15 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import FixedPhases
 from tacmap.engine.state import Cell, Encounter, Token, party_side
 from tacmap.engine.views import (
-    ActionOption,
-    Declared,
     Odds,
-    PoolView,
     Preview,
-    Timeline,
-    TurnOrder,
 )
 
-from . import actions, attacks, bench, views
+from . import actions, attacks
 from .data import DECLARE_SPELLS, MELEE, MORALE, MOVEMENT, RANGED, SPELLS, Data, Weapon
 from .round import Done, Plan, Round
 
@@ -191,9 +186,6 @@ class SixPhase(Ruleset):
                 and self.sees(state, against, token):
             out.append(f"{against.name} is dodging")
         return out
-
-    def status_lines(self, state: Encounter, token: Token) -> tuple[str, ...]:
-        return views.status_lines(self, state, token)
 
     # ------------------------------------------------------------------ the round
 
@@ -798,25 +790,6 @@ class SixPhase(Ruleset):
         if dis:
             notes.append(f"disadvantage ({', '.join(dis)}): the lower of two d20s")
         return Preview(True, odds=Odds(p), notes=tuple(notes))
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        return views.actions_for(self, state, actor)
-
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        return views.turn_order(self, state)
-
-    def timeline(self, state: Encounter) -> Timeline | None:
-        return views.timeline(self, state)
-
-    def dice_pools(self, state: Encounter) -> list[PoolView]:
-        return views.dice_pools(self, state)
-
-    def declared(self, state: Encounter) -> list[Declared]:
-        return views.declared(state)
-
-    def bench(self) -> list[BenchFigure]:
-        """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
-        return bench.figures(self)
 
 
 def _names(tokens: list[Token]) -> str:

@@ -218,7 +218,7 @@ def _probe(token: Token, key: str) -> Any:
     return Plan(token.id, key, key)
 
 
-def declared(state: Encounter) -> list[Declared]:
+def declared(rules: Rules, state: Encounter) -> list[Declared]:
     """The declarations standing: this phase's until it resolves, and the spells declared
     in phase 1 until they are cast in phase 5.
 

@@ -37,7 +37,7 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
+from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import (
     SPEED_PHASES,
     PhaseTimeline,
@@ -49,10 +49,10 @@ from tacmap.engine.schedule import (
 )
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.templates import removal
-from tacmap.engine.views import ActionOption, Odds, Preview, Timeline, TurnOrder
+from tacmap.engine.views import Odds, Preview
 from tacmap.engine.words import plural, possessive
 
-from . import bench, events_table, multi_phase, recovery, views
+from . import events_table, multi_phase, recovery
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 
@@ -832,9 +832,6 @@ class SpeedRank(Ruleset):
                     f"{self.dist(plan.cost)}")
         return None
 
-    def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
-        return views.move_uses(self, state, token, plan)
-
     def _move(self, ctx: Resolution, cmd: Move) -> None:
         state = ctx.state
         token = state.token(cmd.actor)
@@ -871,24 +868,6 @@ class SpeedRank(Ruleset):
             multi_phase.ACTIONS[cmd.action](self, ctx, token, cmd)
             return
         recovery.ACTIONS[cmd.action](self, ctx, token, cmd)
-
-
-    # ------------------------------------------------------------------ what the panels ask
-
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        return views.turn_order(self, state)
-
-    def timeline(self, state: Encounter) -> Timeline | None:
-        return views.timeline(self, state)
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        return views.actions_for(self, state, actor)
-
-    # ------------------------------------------------------------------ bench
-
-    def bench(self) -> list[BenchFigure]:
-        """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
-        return bench.figures(self)
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
 
@@ -219,6 +219,21 @@ class Ruleset:
         self.stat_block = StatBlock(fields)
         """``[stat_block.*]``: the one place the stats, their ranges and defaults live
         (and the sight range every ruleset's tokens may have, for fog of war)."""
+        self._own_found: dict[tuple[str, str], Callable[..., Any] | None] = {}
+
+    def own(self, module: str, name: str) -> Callable[..., Any] | None:
+        """``name`` of the ruleset folder's ``module`` (``views``, ``bench``), or None.
+
+        The panel methods below call ``views.<method>(rules, state, …)`` and
+        ``bench()`` calls ``bench.figures(rules)`` when the ruleset's folder has
+        them, so a ruleset writes no method that only hands itself to them
+        (rulesets/GUIDE.md, "Views and bench"). Looked up once per name.
+        """
+        key = (module, name)
+        if key not in self._own_found:
+            found = _own_module(self.manifest, module)
+            self._own_found[key] = getattr(found, name, None) if found is not None else None
+        return self._own_found[key]
 
     @property
     def id(self) -> str:
@@ -299,8 +314,10 @@ class Ruleset:
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
         """What this allowed move spends of the turn and what is left, in one sentence
-        for the drag label ("" where moving spends no action)."""
-        return ""
+        for the drag label ("" where moving spends no action): ``views.move_uses(rules,
+        state, token, plan)``."""
+        view = self.own("views", "move_uses")
+        return "" if view is None else cast(str, view(self, state, token, plan))
 
     def plan(self, state: Encounter, token: Token, waypoints: Sequence[Cell],
              version: object = None) -> MovePlan:
@@ -353,29 +370,43 @@ class Ruleset:
         return () if budget is None else (budget,)
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        """Actions ``actor`` can take now."""
-        return []
+        """Actions ``actor`` can take now: ``views.actions_for(rules, state, actor)``."""
+        view = self.own("views", "actions_for")
+        return [] if view is None else cast("list[ActionOption]", view(self, state, actor))
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
-        """The initiative panel, or None before combat."""
-        return None
+        """The initiative panel, or None before combat: ``views.turn_order(rules, state)``."""
+        view = self.own("views", "turn_order")
+        return None if view is None else cast("TurnOrder | None", view(self, state))
 
     def timeline(self, state: Encounter) -> Timeline | None:
-        """The phase timeline, for rulesets that have one."""
-        return None
+        """The phase timeline, for rulesets that have one: ``views.timeline(rules, state)``."""
+        view = self.own("views", "timeline")
+        return None if view is None else cast("Timeline | None", view(self, state))
 
     def dice_pools(self, state: Encounter) -> list[PoolView]:
-        """Each token's dice pool, for rulesets that have them."""
-        return []
+        """Each token's dice pool, for rulesets that have them: ``views.dice_pools(rules,
+        state)``."""
+        view = self.own("views", "dice_pools")
+        return [] if view is None else cast("list[PoolView]", view(self, state))
 
     def declared(self, state: Encounter) -> list[Declared]:
-        """Actions announced and not yet resolved, for the map's ghost arrows (none by
-        default: a ruleset that resolves each action at once declares nothing)."""
-        return []
+        """Actions announced and not yet resolved, for the map's ghost arrows:
+        ``views.declared(rules, state)`` (none without it: a ruleset that resolves each
+        action at once declares nothing)."""
+        view = self.own("views", "declared")
+        return [] if view is None else cast("list[Declared]", view(self, state))
 
     def status_lines(self, state: Encounter, token: Token) -> tuple[str, ...]:
-        """What the ruleset tracks on ``token`` worth a line on its tooltip (wounds, notches)."""
-        return ()
+        """What the ruleset tracks on ``token`` worth a line on its tooltip (wounds, notches):
+        ``views.status_lines(rules, state, token)``."""
+        view = self.own("views", "status_lines")
+        return () if view is None else cast("tuple[str, ...]", view(self, state, token))
+
+    def bench(self) -> list[BenchFigure]:
+        """The ``tacmap bench`` figures this ruleset owns: ``bench.figures(rules)``."""
+        figures = self.own("bench", "figures")
+        return [] if figures is None else cast("list[BenchFigure]", figures(self))
 
     def secret_conditions(self) -> frozenset[str]:
         """Conditions the players never see on a token not on their side (a prepared action)."""
@@ -657,6 +688,21 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
 
 _FINDER = _SourceFinder()
+
+
+def _own_module(manifest: Manifest, module: str) -> ModuleType | None:
+    """The module ``module`` of the ruleset package loaded for ``manifest``, or None when the
+    folder has none (or was never loaded as a package: a ruleset built in a test)."""
+    package = _PACKAGES.get(manifest.folder.resolve())
+    if package is None:
+        return None
+    name = f"{package.__name__}.{module}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name != name:  # the module is there; something it imports is not
+            raise
+        return None
 
 
 def _load_rules(manifest: Manifest) -> Ruleset:

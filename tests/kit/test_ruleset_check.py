@@ -110,12 +110,13 @@ def test_a_refused_option_fails_the_contract_and_names_it(
 
 def test_a_folder_of_the_wrong_shape_is_named_and_nothing_else_runs(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (made / "views.py").rename(made / "panels.py")
-    (made / "panels.py").unlink()
+    # rules.py imports its tables from data.py: without it the ruleset cannot load.
+    (made / "data.py").rename(made / "tables.py")
+    (made / "tables.py").unlink()
     code, out = check(capsys, made)
     assert code == 2
     assert out.splitlines()[0].startswith("shape: FAILED")
-    assert f"there is no views.py in {made}" in out
+    assert f"there is no data.py in {made}" in out
     assert "scenarios, contract: not run (the ruleset does not load)" in out
 
 

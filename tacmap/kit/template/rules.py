@@ -20,9 +20,7 @@ from tacmap.engine.events import (
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, TurnOrder
 
-from . import views
 from .data import Data
 
 
@@ -156,14 +154,6 @@ class Rules(Ruleset):
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         """How far one move goes."""
         return self.data.turn.move
-
-    def turn_order(self, state: Encounter) -> TurnOrder | None:
-        """The initiative panel."""
-        return views.turn_order(state)
-
-    def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        """The Actions panel's buttons."""
-        return views.actions_for(self, state, actor)
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -17,7 +17,7 @@ class Rules(Protocol):
         ...
 
 
-def turn_order(state: Encounter) -> TurnOrder | None:
+def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
     """The order of play, or None before combat."""
     turns = state.schedule
     if not isinstance(turns, OrderedTurns):
