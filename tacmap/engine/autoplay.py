@@ -29,7 +29,7 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.options import acting_token, command_for
 from tacmap.engine.referee import Referee
 from tacmap.engine.statblock import defaults
-from tacmap.engine.state import Cell, Encounter, Template, Token
+from tacmap.engine.state import Cell, Encounter, OutOfFight, Template, Token, marked_dead
 from tacmap.engine.views import ActionOption
 
 #: Farthest a headless drag reaches, in cells each way from the mover (as a GM's drag).
@@ -220,9 +220,11 @@ class Tally:
         if text not in self.problems:
             self.problems.append(text)
 
-    def never_acted(self, state: Encounter) -> list[str]:
-        """Living tokens that never got a turn."""
-        return sorted(t.id for t in state.tokens.values() if t.alive and not self.turns[t.id])
+    def never_acted(self, state: Encounter, out: OutOfFight = marked_dead) -> list[str]:
+        """Tokens still in the fight (not ``out``, the ruleset's ``out_of_fight``) that never
+        got a turn."""
+        return sorted(t.id for t in state.tokens.values()
+                      if not out(t) and not self.turns[t.id])
 
     def summary(self) -> str:
         """The counts in one line."""
@@ -257,7 +259,8 @@ def newcomer(referee: Referee) -> Token:
         n += 1
     sides = [t.side for t in state.tokens.values()]
     side = sides[0] if sides else "party"
-    enemies = [t.cell for t in state.tokens.values() if t.side != side and t.alive]
+    out = referee.ruleset.out_of_fight
+    enemies = [t.cell for t in state.tokens.values() if t.side != side and not out(t)]
     w, h = state.map.width - 1, state.map.height - 1
 
     def safety(corner: Cell) -> int:
@@ -306,7 +309,7 @@ class Driver:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
-        actor = acting_token(state, ruleset.turn_order(state))
+        actor = acting_token(state, ruleset.turn_order(state), out=ruleset.out_of_fight)
         if actor is None or actor not in state.tokens:
             tally.ended += 1
             return self.send(EndTurn(), "End turn with nobody acting")
@@ -355,9 +358,10 @@ class Driver:
         return tally
 
 
-def standing(state: Encounter) -> set[str]:
-    """The sides with a living token left."""
-    return {t.side for t in state.tokens.values() if t.alive}
+def standing(state: Encounter, out: OutOfFight = marked_dead) -> set[str]:
+    """The sides with a token still in the fight (not ``out``, the ruleset's
+    ``out_of_fight``)."""
+    return {t.side for t in state.tokens.values() if not out(t)}
 
 
 def contract(referee: Referee, seed: int | str, rounds: int = 20, max_steps: int = 3000
@@ -369,11 +373,12 @@ def contract(referee: Referee, seed: int | str, rounds: int = 20, max_steps: int
     tally = driver.play(rounds, max_steps, join=True)
     if tally.rounds < rounds and not tally.problems:
         tally.problems.append(f"only {tally.rounds} of {rounds} rounds in {tally.steps} steps")
-    never = [t for t in tally.never_acted(referee.state) if t != tally.joined]
+    out = referee.ruleset.out_of_fight
+    never = [t for t in tally.never_acted(referee.state, out) if t != tally.joined]
     if never:
         tally.problems.append(f"never had a turn: {', '.join(never)}")
     joined = referee.state.tokens.get(tally.joined)
     # Struck down before its first turn is bad luck, not a broken promise.
-    if joined is not None and joined.alive and not tally.turns[joined.id]:
+    if joined is not None and not out(joined) and not tally.turns[joined.id]:
         tally.problems.append(f"{joined.id}, added mid-combat, never acted")
     return tally

@@ -16,7 +16,7 @@ import shapely
 from shapely import STRtree
 
 from tacmap.engine import grid
-from tacmap.engine.state import Cell, Encounter, Token, Wall
+from tacmap.engine.state import Cell, Encounter, OutOfFight, Token, Wall, marked_dead
 
 
 def _shape(wall: Wall) -> shapely.Geometry:
@@ -294,12 +294,14 @@ def reach_left(
 
 
 def enemies_near(
-    state: Encounter, index: TokenIndex, mover: Token, cells: Sequence[Cell], max_reach: float
+    state: Encounter, index: TokenIndex, mover: Token, cells: Sequence[Cell], max_reach: float,
+    out: OutOfFight = marked_dead,
 ) -> list[Token]:
-    """Living enemies of ``mover`` close enough to the route to matter, via the index."""
+    """Enemies of ``mover`` still in the fight (not ``out``) close enough to the route to
+    matter, via the index."""
     x0, y0, x1, y1 = grid.bounding(cells)
     pad = max_reach + 1
     return [
         t for t in index.near(x0 - pad, y0 - pad, x1 + mover.size + pad, y1 + mover.size + pad)
-        if t.side != mover.side and t.alive and t.id != mover.id
+        if t.side != mover.side and t.id != mover.id and not out(t)
     ]

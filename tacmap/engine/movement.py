@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from tacmap.engine import grid
 from tacmap.engine.geometry import TokenIndex, Walls, enemies_near, reach_left
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.state import Cell, Encounter, OutOfFight, Token, marked_dead
 
 #: ``reach_of(token)`` gives a token's melee reach in metres (the ruleset decides).
 ReachOf = Callable[[Token], float]
@@ -307,20 +307,22 @@ def plan_move(
     fields: Fields | None = None,
     reach_rule: str | None = None,
     blocks: Callable[[Token], bool] | None = None,
+    out: OutOfFight = marked_dead,
 ) -> MovePlan:
     """Route, cost, reach left and threats for moving ``token`` through ``waypoints``.
 
     Reach is measured by ``reach_rule`` (default: the map's diagonal rule, which
     also prices the route). The route goes round every token ``blocks`` says
-    bars the way (default: a living enemy), and may not stop on one.
+    bars the way (default: an enemy still in the fight), and may not stop on one.
+    Only enemies not ``out`` of the fight (the ruleset's ``out_of_fight``) threaten.
     """
     walls = space.walls(state)
-    barred = space.barred(state, version, token, blocks or (lambda t: bars(token, t)))
+    barred = space.barred(state, version, token, blocks or (lambda t: bars(token, t, out)))
     cells, cost, blocked = plan_route(state, walls, token, waypoints, fields, barred)
     if blocked:
         return MovePlan(tuple(cells), cost, blocked)
     index = space.index(state, version)
-    near = enemies_near(state, index, token, cells, max_reach)
+    near = enemies_near(state, index, token, cells, max_reach, out)
     rule = reach_rule or state.diagonal
     leaves = reach_left(rule, cells, token, [(e, reach_of(e)) for e in near])
     end = cells[-1]
@@ -337,17 +339,19 @@ def plan_move(
     return MovePlan(tuple(cells), cost, "", tuple(leaves), threats, occupants)
 
 
-def bars(mover: Token, other: Token) -> bool:
-    """The default: a living enemy's square bars the way; allies and the fallen do not."""
-    return other.alive and other.side != mover.side
+def bars(mover: Token, other: Token, out: OutOfFight = marked_dead) -> bool:
+    """The default: the square of an enemy still in the fight bars the way; allies and
+    the fallen (``out`` of the fight) do not."""
+    return other.side != mover.side and not out(other)
 
 
 class DragPlanner:
     """Everything a drag needs, built once at mouse-down; ``plan(cell)`` per mouse move."""
 
     def __init__(self, state: Encounter, token: Token, reach_of: ReachOf, max_reach: float,
-                 version: object = None) -> None:
+                 version: object = None, out: OutOfFight = marked_dead) -> None:
         self.state = state
+        self.out = out
         self.token = token
         self.reach_of = reach_of
         self.max_reach = max_reach
@@ -362,4 +366,5 @@ class DragPlanner:
     def plan(self, cell: Cell) -> MovePlan:
         """The move to ``cell`` through any waypoints dropped so far."""
         return plan_move(self.state, self.space, self.version, self.token,
-                         [*self.waypoints, cell], self.reach_of, self.max_reach, self.fields)
+                         [*self.waypoints, cell], self.reach_of, self.max_reach, self.fields,
+                         out=self.out)

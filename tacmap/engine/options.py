@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move
-from tacmap.engine.state import Cell, Encounter, Template
+from tacmap.engine.state import Cell, Encounter, OutOfFight, Template, marked_dead
 from tacmap.engine.views import ActionOption, TurnOrder
 
 
@@ -82,14 +82,14 @@ def with_words(option: ActionOption, words: str, picked: str | None = None) -> A
     return replace(option, detail=f"{picked}/{words}" if option.prompt else picked)
 
 
-def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None = None
-                 ) -> str | None:
+def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None = None,
+                 out: OutOfFight = marked_dead) -> str | None:
     """The token whose actions the Actions panel offers now.
 
     An acting token row is that token (the selected one, when several act). Where
     a whole side acts (side initiative), it is the selected token when it is on
-    that side, else the side's first living token: a side has no actions, its
-    members do.
+    that side, else the side's first token still in the fight (not ``out``, the
+    ruleset's ``out_of_fight``): a side has no actions, its members do.
     """
     if order is None:
         return None
@@ -98,7 +98,7 @@ def acting_token(state: Encounter, order: TurnOrder | None, selected: str | None
     if tokens:
         return selected if selected in tokens else tokens[0]
     sides = {row.side for row in acting}
-    members = [t for t in state.tokens.values() if t.side in sides and t.alive]
+    members = [t for t in state.tokens.values() if t.side in sides and not out(t)]
     if selected is not None and any(t.id == selected for t in members):
         return selected
     return members[0].id if members else None

@@ -143,7 +143,8 @@ class Referee:
                 # What the command showed the table is explored in the same entry:
                 # undoing the command un-explores it, replaying it explores it again.
                 explored = vision.explored_event(self.state,
-                                                 self.ruleset.space.walls(self.state))
+                                                 self.ruleset.space.walls(self.state),
+                                                 self.ruleset.out_of_fight)
                 if explored is not None:
                     ctx.emit(explored)
         except BaseException:

@@ -34,14 +34,13 @@ from tacmap.engine.events import (
     TokenAdded,
     TokenEdited,
     TokenRemoved,
+    ValueChanged,
 )
 from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
-from tacmap.engine.state import Encounter, party_side
+from tacmap.engine.state import Encounter, OutOfFight, marked_dead, party_side
 from tacmap.engine.storage import gc_paused
 
-#: Conditions that take a combatant out of the fight, whatever the ruleset.
-DOWN = ("dead", "unconscious", "incapacitated", "dying", "down")
 #: Fields of commands and events that name a token (as the log panel reads them).
 TOKEN_FIELDS = ("token", "who", "mover", "enemy", "actor", "target")
 #: Most points drawn in one hit-point chart (a long fight is sampled evenly).
@@ -127,9 +126,9 @@ def _hidden(state: Encounter) -> frozenset[str]:
     return frozenset(i for i, t in state.tokens.items() if t.hidden)
 
 
-def _down(state: Encounter, token_id: str) -> bool:
+def _down(state: Encounter, token_id: str, out: OutOfFight) -> bool:
     t = state.tokens.get(token_id)
-    return t is not None and (t.hp <= 0 < t.max_hp or any(c in DOWN for c in t.conditions))
+    return t is not None and out(t)
 
 
 def start_of(state: Encounter, log: Sequence[Entry]) -> Encounter:
@@ -141,13 +140,17 @@ def start_of(state: Encounter, log: Sequence[Entry]) -> Encounter:
     return out
 
 
-def fight(state: Encounter, log: Sequence[Entry], gm: bool = False) -> Fight:
-    """Walk ``log`` from its start to ``state`` and gather the report (``state`` untouched)."""
+def fight(state: Encounter, log: Sequence[Entry], gm: bool = False,
+          out: OutOfFight = marked_dead) -> Fight:
+    """Walk ``log`` from its start to ``state`` and gather the report (``state`` untouched).
+
+    A combatant has dropped while ``out`` (the ruleset's ``out_of_fight``) says it is out.
+    """
     with gc_paused():  # a long log builds hundreds of thousands of lines, and no cycle
-        return _fight(state, log, gm)
+        return _fight(state, log, gm, out)
 
 
-def _fight(state: Encounter, log: Sequence[Entry], gm: bool) -> Fight:
+def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) -> Fight:
     now = start_of(state, log)
     start = copy.deepcopy(now)
     party = party_side(state)
@@ -216,12 +219,13 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool) -> Fight:
                 if dealer is not None:
                     dealer.dealt += ev.old - ev.new
             ev.apply(now)
-            if isinstance(ev, HpChanged | ConditionChanged):
+            if isinstance(ev, HpChanged | ConditionChanged | ValueChanged):
+                # The ruleset says who is out; what it reads may be any of these.
                 token_id = ev.token
                 c = person(token_id)
-                if c is not None and c.dropped is None and _down(now, token_id):
+                if c is not None and c.dropped is None and _down(now, token_id, out):
                     c.dropped, c.standing = now.round, False
-                elif c is not None and c.dropped is not None and not _down(now, token_id) \
+                elif c is not None and c.dropped is not None and not _down(now, token_id, out) \
                         and token_id in now.tokens:
                     c.dropped, c.standing = None, True  # healed back up
         if not aims and actor and target and (isinstance(command, Attack) or rollers):

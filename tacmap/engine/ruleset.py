@@ -35,7 +35,15 @@ from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event, HpChanged
 from tacmap.engine.movement import MovePlan, Space, bars, plan_move
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
-from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
+from tacmap.engine.state import (
+    DIAGONAL_RULES,
+    Cell,
+    Encounter,
+    Fog,
+    MapSpec,
+    Token,
+    marked_dead,
+)
 from tacmap.engine.units import METRES, UNITS, Units, register
 from tacmap.engine.views import (
     ActionOption,
@@ -100,8 +108,8 @@ class Grid(Table, kw_only=True):
     cell_size: Annotated[float, msgspec.Meta(gt=0)] = 1.0
     """One cell in ``unit`` (5 for 5-foot squares)."""
     through_enemies: bool = False
-    """Whether a move may pass through a living enemy's square (no seed lets it:
-    a route goes round enemies, and never stops on any living token's square)."""
+    """Whether a move may pass through the square of an enemy still in the fight (no
+    seed lets it: a route goes round enemies, and never stops on a living token's square)."""
 
     def __post_init__(self) -> None:
         if self.diagonal not in DIAGONAL_RULES:
@@ -280,8 +288,13 @@ class Ruleset:
 
     def out_of_fight(self, token: Token) -> bool:
         """Whether ``token`` no longer takes part in the fight (down, dead …): it gets no
-        turn, threatens no one and counts for no side. The default: marked ``dead``."""
-        return not token.alive
+        turn, threatens no one and counts for no side. The default: marked ``dead``.
+
+        The engine asks this, never the conditions, wherever it decides who is still
+        in the fight (threats and reach, the way barred, the party's eyes under fog, the
+        headless driver, the report's fallen, the map's greyed tokens); a ruleset whose
+        seed takes a token out another way (unconscious, routed) says so here."""
+        return marked_dead(token)
 
     # --- judging ------------------------------------------------------------
 
@@ -332,14 +345,16 @@ class Ruleset:
 
         return plan_move(state, self.space, version, token, waypoints, reach_of,
                          self.space.max_reach(state, version, reach_of),
-                         self.space.fields(state, version), self.reach_rule(state), blocks)
+                         self.space.fields(state, version), self.reach_rule(state), blocks,
+                         self.out_of_fight)
 
     def bars_way(self, state: Encounter, mover: Token, other: Token) -> bool:
-        """Whether ``other``'s square bars ``mover``'s way (by default a living enemy's,
-        unless ``[grid] through_enemies`` is true). Depends on the mover's side only."""
+        """Whether ``other``'s square bars ``mover``'s way (by default an enemy's still in
+        the fight, unless ``[grid] through_enemies`` is true). Depends on the mover's side
+        only."""
         if bool(self.manifest.data.get("grid", {}).get("through_enemies", False)):
             return False
-        return bars(mover, other)
+        return bars(mover, other, self.out_of_fight)
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Why this planned move is not allowed now, or None."""

@@ -7,6 +7,7 @@ here is a plain record (``tacmap.engine.records``): compared, copied and saved a
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated
 
@@ -291,6 +292,16 @@ class Encounter(MutableRecord, tag="encounter"):
         for name in self.__struct_fields__:
             setattr(out, name, copy.deepcopy(getattr(self, name), memo))
         return out
+
+
+#: Whether a token is out of the fight: a ruleset's ``out_of_fight``, handed to engine code
+#: that has no ruleset (threats, the way barred, the party's eyes, the report's fallen).
+OutOfFight = Callable[[Token], bool]
+
+
+def marked_dead(token: Token) -> bool:
+    """The base ruleset's answer to out of the fight: the token is marked ``dead``."""
+    return not token.alive
 
 
 def party_side(state: Encounter) -> str | None:

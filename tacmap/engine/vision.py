@@ -4,7 +4,8 @@ Each token sees from the centre of its footprint. Its visibility polygon is
 cast against the walls that stop sight (``Walls.sight_walls``: walls, closed
 doors and obstacles; never windows, open doors or low fences), clipped to the
 map and, when it has one, to a circle of its sight range. The party sees the
-union of its living, shown tokens' polygons.
+union of the polygons of its shown tokens still in the fight (the ruleset's
+``out_of_fight``).
 
 Fog of war (``Encounter.fog``): shown now = (party sight + revealed) − hidden,
 and ``explored`` grows by what is shown now through an ``Explored`` event the
@@ -29,7 +30,16 @@ from shapely.geometry.base import BaseGeometry
 from tacmap.engine.events import Explored
 from tacmap.engine.geometry import Walls
 from tacmap.engine.records import Float
-from tacmap.engine.state import Area, Encounter, Fog, Ring, Token, party_side
+from tacmap.engine.state import (
+    Area,
+    Encounter,
+    Fog,
+    OutOfFight,
+    Ring,
+    Token,
+    marked_dead,
+    party_side,
+)
 from tacmap.engine.units import units_of
 
 #: Radians either side of a wall's end that a ray passes, to see past the corner.
@@ -381,23 +391,25 @@ def sight_range(state: Encounter, token: Token) -> float | None:
     return None if state.fog.sight is None else state.fog.sight / cell
 
 
-def viewers(state: Encounter) -> tuple[Viewer, ...]:
-    """The eyes of the players' side: its living tokens not hidden from the table."""
+def viewers(state: Encounter, out: OutOfFight = marked_dead) -> tuple[Viewer, ...]:
+    """The eyes of the players' side: its tokens still in the fight (not ``out``, the
+    ruleset's ``out_of_fight``) and not hidden from the table."""
     party = party_side(state)
     return tuple((t.x, t.y, t.size, sight_range(state, t)) for t in state.tokens.values()
-                 if t.side == party and t.alive and not t.hidden)
+                 if t.side == party and not t.hidden and not out(t))
 
 
-def party_sight(state: Encounter, walls: Walls) -> BaseGeometry:
+def party_sight(state: Encounter, walls: Walls, out: OutOfFight = marked_dead
+                ) -> BaseGeometry:
     """The union of what the players' side's tokens see now."""
     sight = sight_of(walls, state.map.width, state.map.height)
-    return sight.union(tuple(dict.fromkeys(viewers(state))))
+    return sight.union(tuple(dict.fromkeys(viewers(state, out))))
 
 
-def shown_now(state: Encounter, walls: Walls) -> BaseGeometry:
+def shown_now(state: Encounter, walls: Walls, out: OutOfFight = marked_dead) -> BaseGeometry:
     """What the table is shown now: (party sight + revealed) − hidden."""
     fog = state.fog
-    shown = party_sight(state, walls)
+    shown = party_sight(state, walls, out)
     if fog.revealed:
         shown = shown.union(area_shape(fog.revealed))
     if fog.hidden:
@@ -420,7 +432,8 @@ def unseen_tokens(state: Encounter, shown: BaseGeometry) -> frozenset[str]:
     return frozenset(out)
 
 
-def explored_event(state: Encounter, walls: Walls) -> Explored | None:
+def explored_event(state: Encounter, walls: Walls, out: OutOfFight = marked_dead
+                   ) -> Explored | None:
     """An ``Explored`` event when what is shown now adds to ``explored``, else None.
 
     The referee calls this after every command while fog is on; it answers None
@@ -429,12 +442,12 @@ def explored_event(state: Encounter, walls: Walls) -> Explored | None:
     fog = state.fog
     if not fog.enabled:
         return None
-    key = (viewers(state), state.map.width, state.map.height)
+    key = (viewers(state, out), state.map.width, state.map.height)
     memo = _LAST.get(walls)
     if memo is not None and memo[0] == key and memo[1] is fog:
         return None
     _LAST[walls] = (key, fog)
-    shown = shown_now(state, walls)
+    shown = shown_now(state, walls, out)
     if shown.is_empty:
         return None
     old = area_shape(fog.explored)

@@ -323,7 +323,7 @@ def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measur
                                       5 + 10 * (k // 12))
     walls = ruleset.space.walls(state)
     state.fog = vision.with_fog(state.fog, enabled=True)
-    event = vision.explored_event(state, walls)
+    event = vision.explored_event(state, walls, ruleset.out_of_fight)
     if event is not None:
         event.apply(state)
     referee = Referee(state, ruleset)

@@ -254,8 +254,9 @@ class Combat:
                 return
         # With nobody picked, the token whose turn it is does the clicking (the one the
         # Actions panel shows): "click an enemy" works without selecting first.
-        actor = self.host.actor or acting_token(
-            state, self.host.session.referee.ruleset.turn_order(state))
+        ruleset = self.host.session.referee.ruleset
+        actor = self.host.actor or acting_token(state, ruleset.turn_order(state),
+                                                out=ruleset.out_of_fight)
         if actor and actor != token_id and actor in state.tokens \
                 and state.tokens[actor].side != state.tokens[token_id].side:
             offered = self.aimed_options(actor, token_id)

@@ -65,7 +65,7 @@ def _first_drag(registry: Registry, ruleset: Ruleset, state: Encounter, images: 
     for k in range(8):
         state.tokens[f"p{k}"] = Token(f"p{k}", f"Hero {k}", "party", 2 + 6 * k, 2 + 5 * (k % 7))
     uvtt.prepare(ruleset, state)  # as File ▸ Import Map does
-    event = vision.explored_event(state, ruleset.space.walls(state))
+    event = vision.explored_event(state, ruleset.space.walls(state), ruleset.out_of_fight)
     if event is not None:
         event.apply(state)
     # Saved beside its image, as the imported file is: both views draw the map image.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tacmap.engine.state import Encounter
+from tacmap.engine.state import Encounter, OutOfFight, marked_dead
 from tacmap.engine.views import OrderRow, TurnOrder
 from tacmap.ui.images import ImageCache
 from tacmap.ui.map.scene import MapScene
@@ -71,12 +71,13 @@ def keep_title_whole(dock: QDockWidget, least: int = 0) -> None:
 
 
 def players_order(state: Encounter, order: TurnOrder | None, hidden: frozenset[str],
-                  last_title: str) -> TurnOrder | None:
+                  last_title: str, out: OutOfFight = marked_dead) -> TurnOrder | None:
     """The turn order as the players see it: no row of a token they cannot see.
 
     While only such tokens act, no row is marked acting, the heading is
     ``last_title`` (the one the players last saw) and, should no row be left,
-    every living token they can see is listed: the table sees nothing change.
+    every token they can see still in the fight (not ``out``) is listed: the table
+    sees nothing change.
     """
     if order is None:
         return None
@@ -86,7 +87,7 @@ def players_order(state: Encounter, order: TurnOrder | None, hidden: frozenset[s
         return TurnOrder(order.title, rows)
     if not rows:
         rows = tuple(OrderRow(t.id, t.name, t.side, "", "waiting")
-                     for t in state.tokens.values() if t.id not in hidden and t.alive)
+                     for t in state.tokens.values() if t.id not in hidden and not out(t))
     return TurnOrder(last_title, rows)
 
 
@@ -177,7 +178,8 @@ class PlayerView(QMainWindow):
                 self.view.fit_padding = padding
                 if self.view.auto_fit:
                     self.view.fit()
-        order = players_order(state, ruleset.turn_order(state), hidden, self._title)
+        order = players_order(state, ruleset.turn_order(state), hidden, self._title,
+                              ruleset.out_of_fight)
         self._title = order.title if order is not None else "Before combat"
         self.order.show_order(state, order, [], hidden)
         timeline = ruleset.timeline(state)

@@ -256,7 +256,7 @@ class MainWindow(WindowMenus):
     def show_turn(self, order: TurnOrder | None) -> str | None:
         """The turn order and the actions of whoever acts now; returns that token."""
         state, ruleset = self.session.referee.state, self.session.referee.ruleset
-        active = acting_token(state, order, self.actor)
+        active = acting_token(state, order, self.actor, ruleset.out_of_fight)
         if order is None and self.actor in state.tokens:
             # Before combat the panel offers what the selected token may do (set up a
             # surprise, move freely …), so a ruleset's set-up needs no other door.

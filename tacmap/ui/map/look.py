@@ -15,8 +15,6 @@ from tacmap.engine.state import Encounter, Token, party_side
 #: (usually the party), then clearly different hues.
 PALETTE = ("#2f6fdb", "#c8312f", "#2e9d4f", "#d68a0c", "#8a4fd1", "#168f8f", "#b8457e")
 
-DOWN = ("dead", "down", "unconscious", "incapacitated", "dying")
-
 
 @dataclass(frozen=True)
 class TokenLook:
@@ -45,7 +43,7 @@ class TokenLook:
     active: bool
     """Whether it is this token's turn."""
     down: bool
-    """Dead or out of the fight: drawn greyed out."""
+    """Out of the fight, as the ruleset's ``out_of_fight`` says: drawn greyed out."""
     tooltip: str
     """The stat line shown on hover."""
     image: str | None = None
@@ -114,7 +112,7 @@ def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[Toke
         out.append(TokenLook(
             t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
             0 if secret else t.hp, 0 if secret else t.max_hp, conditions, t.id in now,
-            any(c in DOWN for c in t.conditions),
+            ruleset.out_of_fight(t),
             t.name if player else stat_line(t, ruleset.status_lines(state, t)), t.image,
             t.hidden))
     return out

@@ -204,7 +204,8 @@ class MapScene(QGraphicsScene):
     def _sync_fog(self, state: Encounter) -> None:
         """Shade what the table does not see; note the tokens it cannot see now."""
         fog = state.fog
-        tokens = tuple((t.id, t.side, t.x, t.y, t.size, t.alive, t.hidden, t.stats.get("sight"))
+        out = self.ruleset.out_of_fight
+        tokens = tuple((t.id, t.side, t.x, t.y, t.size, out(t), t.hidden, t.stats.get("sight"))
                        for t in state.tokens.values())
         key = (fog, state.map.walls, state.party, tokens, state.map.width, state.map.height)
         if self._fog_key is not None and len(key) == len(self._fog_key) and all(
@@ -216,7 +217,7 @@ class MapScene(QGraphicsScene):
             self.unseen = frozenset()
             return
         walls = self.ruleset.space.walls(state)
-        shown = vision.shown_now(state, walls)
+        shown = vision.shown_now(state, walls, out)
         explored = vision.area_shape(fog.explored)
         m = state.map
         dark = shapely.box(0, 0, m.width, m.height).difference(explored.union(shown))
@@ -371,8 +372,9 @@ class MapScene(QGraphicsScene):
         threat: set[Cell] = set()
         if threatened_for is not None:
             me = threatened_for
+            out = self.ruleset.out_of_fight
             for t in self.state.tokens.values():
-                if t.side != me.side and t.alive and abs(t.x - me.x) <= radius \
+                if t.side != me.side and not out(t) and abs(t.x - me.x) <= radius \
                         and abs(t.y - me.y) <= radius:
                     threat.update(self.reach_cells(t))
         self.reach_item.show_cells(sorted(zone - threat), sorted(threat))

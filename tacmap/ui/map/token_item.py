@@ -260,7 +260,8 @@ class TokenItem(QGraphicsItem):
         painter.drawRect(QRectF(bar.x(), bar.y(), bar.width() * frac, bar.height()))
 
     def _badges(self, painter: QPainter, edge: float) -> None:
-        shown = [c for c in self.look.conditions if c != "dead"][:3]
+        # The cross over a token out of the fight already says "dead".
+        shown = [c for c in self.look.conditions if c != "dead" or not self.look.down][:3]
         painter.setFont(_BADGE_FONT)
         for i, condition in enumerate(shown):
             r = QRectF(edge - 16 - i * 14, 0, 14, 14)

@@ -563,7 +563,8 @@ class MapView(QGraphicsView):
             self.ensureVisible(box, 120, 120)
 
     def toggle_all_reach(self, on: bool) -> None:
-        """Show every living token's reach at once (or go back to hover only)."""
+        """Show the reach of every token still in the fight (or go back to hover only)."""
         self.show_all_reach = on
-        tokens = [t for t in self.map_scene.state.tokens.values() if t.alive] if on else []
+        out = self.map_scene.ruleset.out_of_fight
+        tokens = [t for t in self.map_scene.state.tokens.values() if not out(t)] if on else []
         self.map_scene.show_reach(tokens)
