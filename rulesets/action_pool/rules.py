@@ -855,6 +855,11 @@ class ActionPool(Ruleset):
         table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
         return Odds(success, table, drop)
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Down at the HP floor (``hp.floor``), where damage or the GM's Set HP marks it
+        ``dead`` and a heal does not raise it: only the mark counts (README, "Hit points")."""
+        return not token.alive
+
 
 def create(manifest: Manifest) -> Ruleset:
     """The ruleset for this folder's ruleset.toml."""

@@ -858,6 +858,12 @@ class Opposed(Ruleset):
     def set_stance(self, ctx: Resolution, stance: str) -> None:
         ctx.emit(DataChanged("opportunity", ctx.state.data.get("opportunity"), stance))
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Unconscious ("unable to act by themselves") or dead. Falling and incapacitated
+        tokens attack and defend no more (``fights``) but still move and act: they stay
+        in the fight, seen and in the way (README, "Out of the fight")."""
+        return self.health(token) in (UNCONSCIOUS, DEAD)
+
 
 def create(manifest: Manifest) -> Ruleset:
     """The ruleset for this folder's ruleset.toml."""

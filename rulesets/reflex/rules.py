@@ -727,6 +727,11 @@ class Reflex(Ruleset):
                 if p.target in state.tokens and p.actor in state.tokens
                 and p.actor not in rnd.order.acted]
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Down at ``hp.dead_at`` (0 HP), where the rules mark it ``dead`` and it leaves the
+        RFX order; a heal does not raise it, so only the mark counts (README)."""
+        return not token.alive
+
 
 def create(manifest: Manifest) -> Ruleset:
     """The Reflex ruleset."""

@@ -791,6 +791,12 @@ class SixPhase(Ruleset):
             notes.append(f"disadvantage ({', '.join(dis)}): the lower of two d20s")
         return Preview(True, odds=Odds(p), notes=tuple(notes))
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Dead only: at 0 HP a character takes a Wound and fights on; it is out when its
+        Wounds fill its slots, a monster's exceed half its Hit Dice, or a blow of its
+        maximum HP kills it outright, and each marks it ``dead``."""
+        return not token.alive
+
 
 def _names(tokens: list[Token]) -> str:
     """``"Ana"``, ``"Ana and Bo"``, ``"Ana, Bo and Cal"``."""

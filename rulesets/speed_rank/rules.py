@@ -869,6 +869,11 @@ class SpeedRank(Ruleset):
             return
         recovery.ACTIONS[cmd.action](self, ctx, token, cmd)
 
+    def out_of_fight(self, token: Token) -> bool:
+        """Dead at ``attack.dead_at`` (0 HP), marked ``dead``; a stunned or sleeping token
+        is helpless for a while, not out of the fight."""
+        return not token.alive
+
 
 def create(manifest: Manifest) -> Ruleset:
     """The Speed Rank ruleset."""
