@@ -287,8 +287,9 @@ class Ruleset:
             raise token_error(token, problems)
 
     def out_of_fight(self, token: Token) -> bool:
-        """Whether ``token`` no longer takes part in the fight (down, dead …): it gets no
-        turn, threatens no one and counts for no side. The default: marked ``dead``.
+        """Whether ``token`` no longer takes part in the fight (down, dead …): it threatens
+        no one, bars no way, is owed no turn and counts for no side. The default: marked
+        ``dead``.
 
         The engine asks this, never the conditions, wherever it decides who is still
         in the fight (threats and reach, the way barred, the party's eyes under fog, the
