@@ -17,6 +17,9 @@ rules (``attack``, ``act``, ``options``) and overrides the hooks that differ::
 The turn's state is a ``TurnState`` (an ``OrderedTurns`` that also counts the
 metres moved, the diagonals taken and the reactions used); it changes only
 through ``ScheduleChanged`` events, so undo, redo and replay restore it exactly.
+A ruleset whose saved fights hold a plain ``OrderedTurns`` keeps it by setting
+``schedule = OrderedTurns``: everything works but the counts (no diagonal carry,
+no shared budget, no reactions counted).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Annotated, Generic, Literal, TypeVar, cast
+from typing import Annotated, ClassVar, Generic, Literal, TypeVar, cast
 
 import msgspec
 from msgspec.structs import replace
@@ -116,6 +119,23 @@ class TurnState(OrderedTurns, frozen=True, tag="turn_state"):
 
 
 D = TypeVar("D", bound=TurnData)
+#: The notes of the ScheduleChanged events the machinery emits, by occasion.
+Occasion = Literal["start", "turn", "reorder", "join", "move", "stop", "dash", "react"]
+
+
+def counts(turns: OrderedTurns) -> TurnState:
+    """The turn's counts: ``turns`` itself when it keeps them, else none counted."""
+    if isinstance(turns, TurnState):
+        return turns
+    return TurnState(turns.order, turns.index, turns.round, turns.actions_per_turn,
+                     turns.actions_left)
+
+
+def counted(turns: OrderedTurns, **changes: object) -> OrderedTurns:
+    """``turns`` with those of ``changes`` its type keeps (a plain OrderedTurns keeps no
+    counts)."""
+    kept = {k: v for k, v in changes.items() if k in type(turns).__struct_fields__}
+    return replace(turns, **kept) if kept else turns
 
 
 def diagonal_steps(cells: Sequence[Cell]) -> int:
@@ -132,6 +152,10 @@ class TurnRuleset(Ruleset, Generic[D]):
     game differs.
     """
 
+    schedule: ClassVar[type[OrderedTurns]] = TurnState
+    """The record the turn is kept in: ``TurnState``, or a plain ``OrderedTurns`` for
+    saved fights that hold one (no counts: no diagonal carry, shared budget or reactions)."""
+
     def __init__(self, manifest: Manifest, data: type[D]) -> None:
         super().__init__(manifest)
         self.data: D = manifest.tables(data)
@@ -143,11 +167,15 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     # --- reading the turn ------------------------------------------------------------
 
-    def turns(self, state: Encounter) -> TurnState:
-        """The turn state; RuleError before combat."""
-        if not isinstance(state.schedule, TurnState):
+    def turns(self, state: Encounter) -> OrderedTurns:
+        """The turn state (``counts`` reads what it counts); RuleError before combat."""
+        if not isinstance(state.schedule, self.schedule):
             raise RuleError("combat has not started")
         return state.schedule
+
+    def in_combat(self, state: Encounter) -> bool:
+        """Whether combat has started under this machinery."""
+        return isinstance(state.schedule, self.schedule)
 
     def acting(self, state: Encounter, actor: str) -> Token:
         """``actor``, when it is their turn and they are in the fight; RuleError otherwise."""
@@ -191,7 +219,7 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def has_reaction(self, state: Encounter, token: Token) -> bool:
         """Whether ``token`` has its reaction of this round left."""
-        return isinstance(state.schedule, TurnState) and token.id not in state.schedule.reacted
+        return self.in_combat(state) and token.id not in counts(self.turns(state)).reacted
 
     # --- changing the turn (each through a ScheduleChanged) -----------------------------
 
@@ -205,17 +233,30 @@ class TurnRuleset(Ruleset, Generic[D]):
         new = turns.spend(n, token.id)
         ctx.emit(ScheduleChanged(turns, new, f"{token.name}: {what}" if what else ""))
 
+    def schedule_note(self, state: Encounter, new: OrderedTurns, occasion: Occasion) -> str:
+        """The log's words for a change of the turn the machinery makes (override to
+        word them as your game does)."""
+        if occasion == "start":
+            return f"order: {', '.join(new.order)}"
+        if occasion == "turn":
+            return f"{new.current}'s turn"
+        return {"reorder": "GM reorders", "stop": "the move stops"}.get(occasion, "")
+
     def grant_move(self, ctx: Resolution, token: Token, cells: float, why: str) -> None:
         """The turn gains ``cells`` of movement (a Dash)."""
         turns = self.turns(ctx.state)
-        ctx.emit(ScheduleChanged(turns, replace(turns, extra_move=turns.extra_move + cells),
-                                 f"{token.name}: {why}"))
+        more = counted(turns, extra_move=counts(turns).extra_move + cells)
+        if more == turns:
+            raise RuleError(f"{self.manifest.name} keeps no movement count (schedule)")
+        ctx.emit(ScheduleChanged(turns, more, f"{token.name}: {why}"))
 
     def use_reaction(self, ctx: Resolution, token: Token) -> None:
         """``token`` uses its reaction of this round."""
         turns = self.turns(ctx.state)
-        ctx.emit(ScheduleChanged(turns, replace(turns, reacted=(*turns.reacted, token.id)),
-                                 f"{token.name} reacts"))
+        used = counted(turns, reacted=(*counts(turns).reacted, token.id))
+        if used == turns:
+            raise RuleError(f"{self.manifest.name} keeps no count of reactions (schedule)")
+        ctx.emit(ScheduleChanged(turns, used, f"{token.name} reacts"))
 
     # --- judging ---------------------------------------------------------------------
 
@@ -238,7 +279,8 @@ class TurnRuleset(Ruleset, Generic[D]):
             self.end_turn(ctx)
         elif isinstance(cmd, Reorder):
             turns = self.turns(state)
-            ctx.emit(ScheduleChanged(turns, turns.reorder(cmd.order), "GM reorders"))
+            new = turns.reorder(cmd.order)
+            ctx.emit(ScheduleChanged(turns, new, self.schedule_note(state, new, "reorder")))
         else:
             super().resolve(ctx, cmd)
 
@@ -261,10 +303,11 @@ class TurnRuleset(Ruleset, Generic[D]):
                                     if not self.out_of_fight(t))
         for tid in ids:
             state.token(tid)
-        turns = cast(TurnState, TurnState.start(ids, self.turn.actions))
+        turns = self.schedule.start(ids, self.turn.actions)
         ctx.emit(RoundChanged(state.round, 1))
+        self.combat_starts(ctx, ids)
         turns = self.first_up(ctx, self.ordered(ctx, turns))
-        ctx.emit(ScheduleChanged(None, turns, f"order: {', '.join(turns.order)}"))
+        ctx.emit(ScheduleChanged(None, turns, self.schedule_note(state, turns, "start")))
         self.round_started(ctx)
         self.begin(ctx)
 
@@ -277,12 +320,13 @@ class TurnRuleset(Ruleset, Generic[D]):
             self.turn_ended(ctx, ending)
             turns = self.turns(state)
         nxt = self.first_up(ctx, turns.end_turn(), turns.round)
-        ctx.emit(ScheduleChanged(turns, nxt, f"{nxt.current}'s turn"))
+        ctx.emit(ScheduleChanged(turns, nxt, self.schedule_note(state, nxt, "turn")))
         if nxt.round != turns.round:
             self.round_started(ctx)
         self.begin(ctx)
 
-    def first_up(self, ctx: Resolution, turns: TurnState, was: int | None = None) -> TurnState:
+    def first_up(self, ctx: Resolution, turns: OrderedTurns, was: int | None = None
+                 ) -> OrderedTurns:
         """``turns`` moved on past tokens out of the fight; a round passed re-rolls the order
         and emits its ``RoundChanged``."""
         state = ctx.state
@@ -303,7 +347,7 @@ class TurnRuleset(Ruleset, Generic[D]):
         if token is not None and not self.out_of_fight(token):
             self.turn_started(ctx, token)
 
-    def ordered(self, ctx: Resolution, turns: TurnState) -> TurnState:
+    def ordered(self, ctx: Resolution, turns: OrderedTurns) -> OrderedTurns:
         """``turns`` at a round's start in this round's order: the GM's kept, or rolled."""
         state = ctx.state
         if self.turn.order == "gm":
@@ -334,7 +378,7 @@ class TurnRuleset(Ruleset, Generic[D]):
             rolled = {s: seqs[s][0] for s in sides}
             new = (*(t for s in sides for t in ids if state.tokens[t].side == s
                      and t not in out), *out, *(t for t in turns.order if t not in ids))
-        return replace(turns, order=new, index=0, initiative=tuple(rolled.items()))
+        return counted(replace(turns, order=new, index=0), initiative=tuple(rolled.items()))
 
     def initiative(self, ctx: Resolution, token: Token) -> int:
         """``token``'s initiative this round: ``initiative_die`` + ``initiative_stat``."""
@@ -344,11 +388,16 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def joined(self, ctx: Resolution, token: Token) -> None:
         """A combatant added during combat acts last this round (rolled from the next)."""
-        turns = ctx.state.schedule
-        if isinstance(turns, TurnState):
-            ctx.emit(ScheduleChanged(turns, turns.add(token.id), f"{token.name} joins"))
+        if self.in_combat(ctx.state):
+            turns = self.turns(ctx.state)
+            new = turns.add(token.id)
+            note = self.schedule_note(ctx.state, new, "join") or f"{token.name} joins"
+            ctx.emit(ScheduleChanged(turns, new, note))
 
     # --- hooks -------------------------------------------------------------------------
+
+    def combat_starts(self, ctx: Resolution, order: Sequence[str]) -> None:
+        """Combat is starting (round 1, before the order is set): emit what it resets."""
 
     def round_started(self, ctx: Resolution) -> None:
         """A round has begun (its order set): emit what the rules do then."""
@@ -390,7 +439,7 @@ class TurnRuleset(Ruleset, Generic[D]):
             return self.bars_way(state, token, other)
 
         turns = state.schedule
-        before = turns.diagonals if isinstance(turns, TurnState) \
+        before = counts(turns).diagonals if isinstance(turns, OrderedTurns) \
             and turns.current == token.id else 0
         return plan_move(state, self.space, version, token, waypoints, reach_of,
                          self.space.max_reach(state, version, reach_of),
@@ -403,9 +452,9 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def move_budget(self, state: Encounter, token: Token) -> float | None:
         """Cells ``token`` may still move this turn (0 when it is not its turn)."""
-        turns = state.schedule
-        if not isinstance(turns, TurnState):
+        if not self.in_combat(state):
             return 0.0
+        turns = counts(self.turns(state))
         if turns.current != token.id or self.out_of_fight(token):
             return 0.0
         full = self.speed(state, token) + turns.extra_move
@@ -443,19 +492,28 @@ class TurnRuleset(Ruleset, Generic[D]):
         reason = plan.blocked or self.move_refusal(state, token, plan)
         if reason:
             raise RuleError(reason)
-        turns = self.turns(state)
-        spent = turns.spend(1, token.id) if self.turn.move_action else turns
-        ctx.emit(ScheduleChanged(turns, replace(
-            spent, moved=turns.moved + plan.cost,
-            diagonals=turns.diagonals + diagonal_steps(plan.cells))))
-        walked = self.walk(ctx, token, plan, turns.diagonals)
+        was = counts(self.turns(state))
+        self.move_spends(ctx, token, plan)
+        walked = self.walk(ctx, token, plan, was.diagonals)
         if walked < len(plan.cells) - 1:
             now = self.turns(state)
             cells = plan.cells[:walked + 1]
-            cost = grid.cells_cost(state.diagonal, cells, turns.diagonals)
-            ctx.emit(ScheduleChanged(now, replace(
-                now, moved=turns.moved + cost,
-                diagonals=turns.diagonals + diagonal_steps(cells)), "the move stops"))
+            cost = grid.cells_cost(state.diagonal, cells, was.diagonals)
+            new = counted(now, moved=was.moved + cost,
+                          diagonals=was.diagonals + diagonal_steps(cells))
+            if new != now:
+                ctx.emit(ScheduleChanged(now, new, self.schedule_note(state, new, "stop")))
+
+    def move_spends(self, ctx: Resolution, token: Token, plan: MovePlan) -> None:
+        """Emit what the planned move spends before it is walked: an action (``move_action``),
+        and the metres and diagonals the turn counts."""
+        turns = self.turns(ctx.state)
+        was = counts(turns)
+        spent = turns.spend(1, token.id) if self.turn.move_action else turns
+        new = counted(spent, moved=was.moved + plan.cost,
+                      diagonals=was.diagonals + diagonal_steps(plan.cells))
+        if new != turns:
+            ctx.emit(ScheduleChanged(turns, new, self.schedule_note(ctx.state, new, "move")))
 
     def stops(self, state: Encounter, token: Token, cells: Sequence[Cell]
               ) -> list[tuple[int, str, Trigger]]:
@@ -506,10 +564,10 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         """The order of play, the acting token first among equals; None before combat."""
-        turns = state.schedule
-        if not isinstance(turns, TurnState):
+        if not self.in_combat(state):
             return None
-        rolled = dict(turns.initiative)
+        turns = self.turns(state)
+        rolled = dict(counts(turns).initiative)
         rows = []
         for i, tid in enumerate(turns.order):
             t = state.tokens.get(tid)
@@ -549,10 +607,10 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
         """``options``, then Move and End turn, for the acting token; nothing for the others."""
-        turns = state.schedule
         token = state.tokens.get(actor)
-        if not isinstance(turns, TurnState) or token is None or turns.current != actor:
+        if not self.in_combat(state) or token is None or self.turns(state).current != actor:
             return []
+        turns = self.turns(state)
         end = ActionOption("end_turn", "End turn")
         if self.out_of_fight(token):
             return [end]

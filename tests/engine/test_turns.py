@@ -23,6 +23,7 @@ from tacmap.engine.events import (
 )
 from tacmap.engine.referee import Referee, replay
 from tacmap.engine.ruleset import Registry, Resolution
+from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Token
 from tacmap.engine.turns import Trigger, TurnRuleset, TurnState
 from tests.engine.helpers import skirmish_referee
@@ -225,3 +226,17 @@ def test_the_gm_reorders_and_whoever_acts_keeps_the_turn(
     referee.execute(StartCombat(("ana", "bo", "grul", "zog")))
     referee.execute(Reorder(("grul", "ana", "bo", "zog")))
     assert turns(referee).current == "ana" and turns(referee).order[0] == "grul"
+
+
+def test_a_ruleset_may_keep_a_plain_ordered_turns_in_its_saved_fights(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # A built-in whose transcripts hold "ordered_turns" keeps writing exactly that.
+    monkeypatch.setattr(rules, "schedule", OrderedTurns)
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("ana", "bo")))
+    assert type(referee.state.schedule) is OrderedTurns
+    events = referee.execute(Move("ana", ((1, 7),)))
+    assert [type(e) for e in events] == [ScheduleChanged, TokenMoved, LeftReach]
+    assert type(referee.state.schedule) is OrderedTurns
+    referee.execute(EndTurn())
+    assert referee.state.schedule.current == "bo"

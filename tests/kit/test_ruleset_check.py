@@ -136,3 +136,9 @@ def test_the_kit_template_is_a_ruleset_that_passes(capsys: pytest.CaptureFixture
     shutil.copytree(scaffold.TEMPLATE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     code, out = check(capsys, copy, "--seeds", "1", "--rounds", "5")
     assert code == 0, out
+
+
+def test_the_engine_test_ruleset_passes_its_check(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = check(capsys, ROOT / "tests" / "fixtures" / "rulesets" / "skirmish",
+                      "--seeds", "1", "--rounds", "5")
+    assert code == 0, out
