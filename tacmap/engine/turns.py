@@ -120,7 +120,7 @@ class TurnState(OrderedTurns, frozen=True, tag="turn_state"):
 
 D = TypeVar("D", bound=TurnData)
 #: The notes of the ScheduleChanged events the machinery emits, by occasion.
-Occasion = Literal["start", "turn", "reorder", "join", "move", "stop", "dash", "react"]
+Occasion = Literal["start", "turn", "reorder", "join", "move", "stop"]
 
 
 def counts(turns: OrderedTurns) -> TurnState:
