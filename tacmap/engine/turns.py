@@ -331,12 +331,14 @@ class TurnRuleset(Ruleset, Generic[D]):
         and emits its ``RoundChanged``."""
         state = ctx.state
         seen = was if was is not None else turns.round
-        for _ in range(2 * len(turns.order) + 1):
+        # Each place in the order is looked at once: with nobody left in the fight the
+        # turn stops on someone rather than run round after round.
+        for step in range(len(turns.order)):
             if turns.round != seen:
                 ctx.emit(RoundChanged(state.round, turns.round))
                 seen = turns.round
                 turns = self.ordered(ctx, turns)
-            if self.fighting(state, turns.current):
+            if self.fighting(state, turns.current) or step == len(turns.order) - 1:
                 break
             turns = turns.end_turn()
         return turns
@@ -352,7 +354,9 @@ class TurnRuleset(Ruleset, Generic[D]):
         state = ctx.state
         if self.turn.order == "gm":
             return turns
-        ids = [t for t in turns.order if t in state.tokens]
+        # Rolled in last round's order; placed by the roll, then by the map's order.
+        place = {t: i for i, t in enumerate(state.tokens)}
+        ids = [t for t in turns.order if t in place]
         out = [t for t in ids if self.out_of_fight(state.tokens[t])]
         rolled: dict[str, int] = {}
         if self.turn.order == "rolled":
@@ -362,7 +366,7 @@ class TurnRuleset(Ruleset, Generic[D]):
             # Ties go to the higher stat, then to the token first on the map: no extra dice.
             stat = self.turn.initiative_stat
             fighting.sort(key=lambda t: (-rolled[t], -self.stat(state.tokens[t], stat)
-                                         if stat else 0, ids.index(t)))
+                                         if stat else 0, place[t]))
             new = (*fighting, *out, *(t for t in turns.order if t not in ids))
         else:
             sides = list(dict.fromkeys(state.tokens[t].side for t in ids if t not in out))
@@ -376,7 +380,8 @@ class TurnRuleset(Ruleset, Generic[D]):
                 ctx.emit(DiceRolled(who, why, roll))
             sides.sort(key=lambda s: tuple(-f for f in seqs[s]))
             rolled = {s: seqs[s][0] for s in sides}
-            new = (*(t for s in sides for t in ids if state.tokens[t].side == s
+            on_map = sorted(ids, key=place.__getitem__)
+            new = (*(t for s in sides for t in on_map if state.tokens[t].side == s
                      and t not in out), *out, *(t for t in turns.order if t not in ids))
         return counted(replace(turns, order=new, index=0), initiative=tuple(rolled.items()))
 

@@ -240,3 +240,16 @@ def test_a_ruleset_may_keep_a_plain_ordered_turns_in_its_saved_fights(
     assert type(referee.state.schedule) is OrderedTurns
     referee.execute(EndTurn())
     assert referee.state.schedule.current == "bo"
+
+
+def test_with_nobody_left_in_the_fight_end_turn_passes_one_round_at_most(
+        registry: Registry, rules: TurnRuleset[Any]) -> None:
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("ana", "bo", "grul", "zog")))
+    for token in ("ana", "bo", "grul", "zog"):
+        referee.execute(SetCondition(token, "dead"))
+    events = referee.execute(EndTurn())
+    assert sum(isinstance(e, RoundChanged) for e in events) == 1
+    assert turns(referee).round == 2
+    assert [o.key for o in rules.actions_for(referee.state, turns(referee).current or "")] \
+        == ["end_turn"]
