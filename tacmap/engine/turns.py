@@ -143,6 +143,17 @@ def diagonal_steps(cells: Sequence[Cell]) -> int:
     return sum(1 for a, b in pairwise(cells) if a[0] != b[0] and a[1] != b[1])
 
 
+def costs_along(rule: str, cells: Sequence[Cell], before: int, total: float) -> list[float]:
+    """What the route has cost on reaching each of its cells, the last being ``total``
+    (the plan's cost: a straight euclidean leg costs less than its cells one by one)."""
+    out, diagonals, spent = [0.0], before, 0.0
+    for a, b in pairwise(cells):
+        spent += grid.step_cost(rule, a, b, diagonals)
+        diagonals += a[0] != b[0] and a[1] != b[1]
+        out.append(spent)
+    return [c * total / spent if spent else 0.0 for c in out]
+
+
 class TurnRuleset(Ruleset, Generic[D]):
     """A ruleset whose combatants take turns: the turn machinery, with hooks to override.
 
@@ -482,7 +493,7 @@ class TurnRuleset(Ruleset, Generic[D]):
         return super().move_refusal(state, token, plan)
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
-        """What the move spends and leaves: ``4 m of 6 m; 2 m left this turn``."""
+        """What the move spends and leaves: ``4 m: 2 m left this turn``."""
         budget = self.move_budget(state, token) or 0.0
         u = self.manifest.units
         if self.turn.move_action:
@@ -502,10 +513,9 @@ class TurnRuleset(Ruleset, Generic[D]):
         walked = self.walk(ctx, token, plan, was.diagonals)
         if walked < len(plan.cells) - 1:
             now = self.turns(state)
-            cells = plan.cells[:walked + 1]
-            cost = grid.cells_cost(state.diagonal, cells, was.diagonals)
+            cost = costs_along(state.diagonal, plan.cells, was.diagonals, plan.cost)[walked]
             new = counted(now, moved=was.moved + cost,
-                          diagonals=was.diagonals + diagonal_steps(cells))
+                          diagonals=was.diagonals + diagonal_steps(plan.cells[:walked + 1]))
             if new != now:
                 ctx.emit(ScheduleChanged(now, new, self.schedule_note(state, new, "stop")))
 
@@ -547,12 +557,10 @@ class TurnRuleset(Ruleset, Generic[D]):
                 ctx.emit(LeftReach(token.id, enemy, step))
             return len(cells) - 1
         at = 0
+        along = costs_along(state.diagonal, cells, before, plan.cost)
         for index, enemy_id, trigger in [*stops, (len(cells) - 1, "", "enters")]:
             if index > at:
-                part = cells[at:index + 1]
-                cost = grid.cells_cost(state.diagonal, part,
-                                       before + diagonal_steps(cells[:at + 1]))
-                ctx.emit(TokenMoved(token.id, part, cost))
+                ctx.emit(TokenMoved(token.id, cells[at:index + 1], along[index] - along[at]))
                 for enemy, step in plan.leaves:
                     if at < step <= index:
                         ctx.emit(LeftReach(token.id, enemy, step))

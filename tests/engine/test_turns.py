@@ -253,3 +253,17 @@ def test_with_nobody_left_in_the_fight_end_turn_passes_one_round_at_most(
     assert turns(referee).round == 2
     assert [o.key for o in rules.actions_for(referee.state, turns(referee).current or "")] \
         == ["end_turn"]
+
+
+def test_a_move_walked_in_parts_costs_what_its_plan_said(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "reacts_to", lambda state, enemy, mover, trigger: True)
+    referee = skirmish_referee(registry)
+    referee.state.diagonal = "euclidean"  # a straight leg costs less than its cells
+    referee.execute(StartCombat(("ana", "bo", "grul", "zog")))
+    plan = rules.plan(referee.state, referee.state.tokens["ana"], ((4, 2),))
+    events = referee.execute(Move("ana", ((4, 2),)))
+    parts = [e for e in events if isinstance(e, TokenMoved)]
+    assert len(parts) == 2 and parts[0].path[-1] == parts[1].path[0]
+    assert sum(p.cost for p in parts) == pytest.approx(plan.cost)
+    assert turns(referee).moved == pytest.approx(plan.cost)
