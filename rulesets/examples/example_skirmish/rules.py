@@ -88,6 +88,11 @@ class Rules(TurnRuleset[Data]):
         """Attack, Dash, Dodge, Disengage."""
         return views.options(self, state, token)
 
+    def hp_set(self, ctx: Resolution, token: Token) -> None:
+        """The GM's damage to 0 HP takes a combatant out of the fight, as a blow does."""
+        if token.hp <= 0 and token.alive:
+            ctx.emit(condition_change(token, "dead", True))
+
     # --- the hooks of the turn ---------------------------------------------------------
 
     def turn_started(self, ctx: Resolution, token: Token) -> None:

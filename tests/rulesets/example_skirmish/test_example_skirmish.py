@@ -45,7 +45,7 @@ def test_the_worked_example_passes_ruleset_check(capsys: pytest.CaptureFixture[s
     assert code == 0, out
     lines = out.splitlines()
     assert lines[0].startswith("shape: ok — example_skirmish (Example: d20 skirmish) 1.0")
-    assert lines[1] == "scenarios: ok — 5 files, 65 steps as written"
+    assert lines[1] == "scenarios: ok — 5 files, 66 steps as written"
     assert lines[2].startswith("contract: ok — 3 seeds × 20 rounds on demo.tacmap")
     assert "0 refused" in lines[2] and "the newcomer acted in 3 of 3" in lines[2]
 
