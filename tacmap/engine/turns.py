@@ -247,10 +247,14 @@ class TurnRuleset(Ruleset, Generic[D]):
     def schedule_note(self, state: Encounter, new: OrderedTurns, occasion: Occasion) -> str:
         """The log's words for a change of the turn the machinery makes (override to
         word them as your game does)."""
+        def name(token_id: str | None) -> str:
+            token = state.tokens.get(token_id or "")
+            return token.name if token is not None else str(token_id)
+
         if occasion == "start":
-            return f"order: {', '.join(new.order)}"
+            return f"order: {', '.join(name(t) for t in new.order)}"
         if occasion == "turn":
-            return f"{new.current}'s turn"
+            return f"{name(new.current)}'s turn"
         return {"reorder": "GM reorders", "stop": "the move stops"}.get(occasion, "")
 
     def grant_move(self, ctx: Resolution, token: Token, cells: float, why: str) -> None:
