@@ -113,6 +113,9 @@ class Rules(TurnRuleset[Data]):
     def react(self, ctx: Resolution, enemy: Token, mover: Token, trigger: Trigger) -> bool:
         """The opportunity attack, before the mover gets away (a drop stops the move)."""
         self.use_reaction(ctx, enemy)
+        # "reacts with …:" is how the window knows to call the reaction out on the map.
+        ctx.emit(Said(f"{enemy.name} reacts with Opportunity attack: {mover.name} leaves "
+                      "its reach", enemy.id))
         self.strike(ctx, enemy, mover, "opportunity attack")
         return False
 

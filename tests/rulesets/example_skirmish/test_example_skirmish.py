@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.commands import Act, Attack, EndTurn, Move, StartCombat
 from tacmap.engine.dice import FixedDice
+from tacmap.engine.narrate import reactions
 from tacmap.engine.referee import Referee
 from tacmap.engine.ruleset import Registry, builtin_folders
 from tacmap.engine.state import Encounter, MapSpec, Token
@@ -83,3 +84,13 @@ def test_the_odds_card_of_an_attack_on_a_dodging_target_keeps_the_lower_die(
     assert odds.success == pytest.approx((12 / 20) ** 2)
     assert dict(odds.chances)["Chance of a critical"] == pytest.approx(1 / 400)
     assert any("disadvantage" in line for line in odds.lines)
+
+
+def test_an_opportunity_attack_is_called_out_as_a_reaction(added: Registry) -> None:
+    referee = duel(added)
+    command = Move("ana", ((1, 4),))
+    events = referee.execute(command, FixedDice([2]))
+    said = reactions(referee.state, command, events)
+    assert [(r.token, r.short) for r in said] == [("grul", "Opportunity attack!")]
+    assert said[0].text == ("Grul reacts with Opportunity attack: Ana leaves its reach — "
+                            "Grul misses Ana (5)")
