@@ -149,9 +149,12 @@ def _in_bounds(state: Encounter, cell: Cell, size: int) -> bool:
 
 def plan_route(
     state: Encounter, walls: Walls, token: Token, waypoints: Sequence[Cell],
-    fields: Fields | None = None, barred: Barred | None = None,
+    fields: Fields | None = None, barred: Barred | None = None, diagonals_before: int = 0,
 ) -> tuple[list[Cell], float, str]:
     """Cells and cost through ``waypoints`` (not including the start), or why not.
+
+    ``diagonals_before`` counts the diagonal steps the turn has already taken (the
+    alternating rule keeps counting 1, 2, 1, 2 across the moves of one turn).
 
     Each leg goes straight when no wall and no ``barred`` cell (an enemy's
     square) is in the way (the cheapest route under every rule) and otherwise
@@ -162,7 +165,7 @@ def plan_route(
     rule = state.diagonal
     cells: list[Cell] = [token.cell]
     cost = 0.0
-    diagonals = 0
+    diagonals = diagonals_before
     for target in waypoints:
         if not _in_bounds(state, target, token.size):
             return cells, cost, f"({target[0]},{target[1]}) is off the map"
@@ -308,6 +311,7 @@ def plan_move(
     reach_rule: str | None = None,
     blocks: Callable[[Token], bool] | None = None,
     out: OutOfFight = marked_dead,
+    diagonals_before: int = 0,
 ) -> MovePlan:
     """Route, cost, reach left and threats for moving ``token`` through ``waypoints``.
 
@@ -315,10 +319,12 @@ def plan_move(
     also prices the route). The route goes round every token ``blocks`` says
     bars the way (default: an enemy still in the fight), and may not stop on one.
     Only enemies not ``out`` of the fight (the ruleset's ``out_of_fight``) threaten.
+    The cost counts on from ``diagonals_before`` diagonals already taken this turn.
     """
     walls = space.walls(state)
     barred = space.barred(state, version, token, blocks or (lambda t: bars(token, t, out)))
-    cells, cost, blocked = plan_route(state, walls, token, waypoints, fields, barred)
+    cells, cost, blocked = plan_route(state, walls, token, waypoints, fields, barred,
+                                      diagonals_before)
     if blocked:
         return MovePlan(tuple(cells), cost, blocked)
     index = space.index(state, version)

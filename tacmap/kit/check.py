@@ -199,7 +199,7 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
         problems += [f"seed {seed}: {p}" for p in tally.problems]
         problems += [f"seed {seed}: {p}" for p in exact(referee, start, registry)]
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
-                      refusals=tally.refusals, joined=tally.turns[tally.joined] > 0)
+                      refusals=tally.refusals, joined=int(tally.turns[tally.joined] > 0))
         labels |= set(tally.labels)
     summary = (f"{seeds} seeds × {rounds} rounds on {demo.name}: {totals['tried']:,} options "
                f"tried ({len(labels)} different), {totals['executed']:,} executed, "

@@ -16,6 +16,9 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
+# The engine's turn record is named in every schema: a ruleset made by `tacmap ruleset
+# new` keeps its turn in one, and importing the module is what defines the record.
+import tacmap.engine.turns  # noqa: F401
 from tacmap.engine import records, storage
 from tacmap.engine.commands import Command
 from tacmap.engine.events import Event

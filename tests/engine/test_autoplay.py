@@ -79,8 +79,9 @@ def test_a_disabled_option_without_a_reason_is_a_problem(
 
 def test_a_ruleset_that_never_places_a_newcomer_fails_the_contract(
         registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The test ruleset has no ``joined``: a combatant added mid-combat is not in its order.
+    # A ``joined`` that does nothing: a combatant added mid-combat is not in the order.
     offers(monkeypatch, registry, [END])
+    monkeypatch.setattr(registry.get("skirmish"), "joined", lambda ctx, token: None)
     referee = skirmish_referee(registry)
     tally = contract(referee, "join", rounds=3)
     assert tally.joined in referee.state.tokens and tally.turns[tally.joined] == 0

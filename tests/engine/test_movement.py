@@ -97,3 +97,24 @@ def test_a_waypoint_on_an_enemy_is_refused_by_name() -> None:
     planner = DragPlanner(state, state.tokens["a"], lambda t: 1.0, 1.0)
     planner.waypoints.append((21, 21))
     assert planner.plan((25, 25)).blocked == "(21,21) is taken by Ogre"
+
+
+def test_the_alternating_count_goes_on_from_the_diagonals_a_turn_already_took() -> None:
+    state = state_with(())
+    state.diagonal = "alternating"
+    walls = Walls(state.map.walls)
+    # Two diagonals from (10,30): 1 + 2 afresh; 2 + 1 after one diagonal this turn.
+    _, fresh, _ = plan_route(state, walls, state.tokens["a"], [(12, 32)])
+    _, after_one, _ = plan_route(state, walls, state.tokens["a"], [(12, 32)],
+                                 diagonals_before=1)
+    assert (fresh, after_one) == (3.0, 3.0)
+    _, one_fresh, _ = plan_route(state, walls, state.tokens["a"], [(11, 31)])
+    _, one_after, _ = plan_route(state, walls, state.tokens["a"], [(11, 31)],
+                                 diagonals_before=1)
+    assert (one_fresh, one_after) == (1.0, 2.0)
+    # Round a wall too: the detour is priced from the same count.
+    state.map.walls = (Wall(((11, 25), (11, 35))),)
+    walls = Walls(state.map.walls)
+    cells, cost, why = plan_route(state, walls, state.tokens["a"], [(12, 31)],
+                                  diagonals_before=1)
+    assert why == "" and cost == grid.cells_cost("alternating", cells, 1)

@@ -81,7 +81,7 @@ def test_players_report_leaves_out_secrets(registry: Registry) -> None:
     f = fight(referee.state, referee.log)
     text = " ".join(checked(page(f, "Skirmish", "1 May 2026")).text)
     assert "Zog" not in text and "zog" not in text  # a hidden token, its row and its moves
-    assert "Combat starts: Ana, Grul, Bo " in text and "order: ana, grul, bo " in text
+    assert "Combat starts: Ana, Grul, Bo " in text and "order: Ana, Grul, Bo " in text
     assert "GM only" not in text and "2d6" not in text  # the secret roll
     assert "Grul takes 4 damage (damage)" in text  # another side's damage, no hit points
     assert "6 → 2" not in text

@@ -54,7 +54,7 @@ def test_a_new_ruleset_passes_its_check_at_once(made: Path,
     code, out = check(capsys, made)
     assert code == 0, out
     assert out.startswith("shape: ok — demo_game (Demo game) 0.1, api 1")
-    assert "scenarios: ok — 1 files, 11 steps as written" in out
+    assert "scenarios: ok — 1 files, 13 steps as written" in out
     assert "contract: ok — 3 seeds × 20 rounds on demo.tacmap" in out
 
 
@@ -70,22 +70,24 @@ def test_a_scenario_that_fails_on_purpose_prints_a_diff(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = made / "scenarios" / "basics.jsonl"
     text = path.read_text()
-    # The author expects 4 damage where the rules deal 3, and forgets a roll.
-    text = text.replace('{"type": "hp_changed", "token": "grul", "old": 5, "new": 2}',
-                        '{"type": "hp_changed", "token": "grul", "old": 5, "new": 1}')
-    text = text.replace('{"type": "dice_rolled", "why": "damage", "roll": {"faces": [3]}}, ', "")
+    # The author expects 2 damage where the rules deal 3, so no fall out of the fight.
+    text = text.replace('{"type": "hp_changed", "token": "grul", "old": 3, "new": 0}, '
+                        '{"type": "condition_changed", "token": "grul", "condition": "dead", '
+                        '"gained": true}',
+                        '{"type": "hp_changed", "token": "grul", "old": 3, "new": 1}')
     path.write_text(text)
     code, out = check(capsys, made)
     assert code == 2
-    assert out.splitlines()[1:7] == [
+    assert out.splitlines()[1:8] == [
         "scenarios: FAILED — 1 of 1 files failed",
         "    basics.jsonl:5: attack actor=ana target=grul: the events differ "
-        "(expected 3, produced 4)",
+        "(expected 4, produced 5)",
         "      = schedule_changed",
         "      = dice_rolled",
-        '      + dice_rolled {"who": "ana", "why": "damage", "roll": {"type": "roll", '
-        '"sides": 6, "faces": [3]}}   (produced, not expected)',
-        "      ≠ hp_changed: new: expected 1, got 2",
+        "      = dice_rolled",
+        "      ≠ hp_changed: new: expected 1, got 0",
+        '      + condition_changed {"token": "grul", "condition": "dead", "gained": true, '
+        '"index": -1}   (produced, not expected)',
     ], out
     assert out.splitlines()[-1].startswith("contract: ok")
 
@@ -98,14 +100,14 @@ def test_a_refused_option_fails_the_contract_and_names_it(
     rules.write_text(rules.read_text().replace(
         '        total = roll.total + self.stat(token, "atk")\n',
         '        total = roll.total + self.stat(token, "atk")\n'
-        '        if roll.total <= 5:\n'
-        '            raise RuleError("5 or less is not allowed")\n'))
+        '        if roll.total < 20:\n'
+        '            raise RuleError("only a 20 is allowed")\n'))
     code, out = check(capsys, made, "--seeds", "1")
     assert code == 2
     contract = out[out.index("contract:"):].splitlines()
     assert contract[0].startswith("contract: FAILED — 1 seeds × 20 rounds")
     assert contract[1].startswith("    seed 0: ")
-    assert contract[1].endswith("was refused: 5 or less is not allowed")
+    assert contract[1].endswith("was refused: only a 20 is allowed")
 
 
 def test_a_folder_of_the_wrong_shape_is_named_and_nothing_else_runs(
@@ -134,4 +136,10 @@ def test_the_kit_template_is_a_ruleset_that_passes(capsys: pytest.CaptureFixture
     copy = tmp_path / "template"
     shutil.copytree(scaffold.TEMPLATE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     code, out = check(capsys, copy, "--seeds", "1", "--rounds", "5")
+    assert code == 0, out
+
+
+def test_the_engine_test_ruleset_passes_its_check(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = check(capsys, ROOT / "tests" / "fixtures" / "rulesets" / "skirmish",
+                      "--seeds", "1", "--rounds", "5")
     assert code == 0, out

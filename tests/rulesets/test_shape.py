@@ -13,8 +13,9 @@ from tacmap.kit.scaffold import TEMPLATE
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = sorted(p.parent for p in (ROOT / "rulesets").glob("*/ruleset.toml"))
+EXAMPLES = sorted(p.parent for p in (ROOT / "rulesets" / "examples").glob("*/ruleset.toml"))
 ALL = [*BUILTIN, *sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "rulesets")
-                         .glob("*/ruleset.toml")), TEMPLATE]
+                         .glob("*/ruleset.toml")), TEMPLATE, *EXAMPLES]
 #: rules.py holds resolve, preview and legality; more than this and a part belongs elsewhere.
 MAX_RULES_LINES = 900
 
@@ -46,7 +47,9 @@ def test_views_never_import_the_rules(folder: Path) -> None:
     assert "rules" not in imported
 
 
-@pytest.mark.parametrize("ruleset_id", [f.name for f in ALL if f != TEMPLATE])
+# The template and the worked example are loaded by `ruleset check` (tests/kit, their own tests).
+@pytest.mark.parametrize("ruleset_id", [f.name for f in ALL if f != TEMPLATE
+                                        and f not in EXAMPLES])
 def test_the_tables_are_typed_records_from_data_py(registry: Registry, ruleset_id: str) -> None:
     rules = registry.get(ruleset_id)
     data = getattr(rules, "data", None)

@@ -6,16 +6,10 @@ from typing import Annotated
 
 import msgspec
 
-from tacmap.engine.ruleset import RulesetData, Table
+from tacmap.engine.ruleset import Table
+from tacmap.engine.turns import TurnData
 
 Die = Annotated[int, msgspec.Meta(ge=2)]
-
-
-class Turn(Table):
-    """[turn]: actions a turn, and how far one move goes."""
-
-    actions: Annotated[int, msgspec.Meta(ge=1)]
-    move: Annotated[float, msgspec.Meta(ge=0)]
 
 
 class Attack(Table):
@@ -25,8 +19,8 @@ class Attack(Table):
     damage_die: Die
 
 
-class Data(RulesetData, kw_only=True):
-    """The whole of ruleset.toml past the keys the engine reads itself."""
+class Data(TurnData, kw_only=True):
+    """The whole of ruleset.toml past the keys the engine reads itself ([turn] is the
+    engine's ``Turn``, inherited from ``TurnData``)."""
 
-    turn: Turn
     attack: Attack
