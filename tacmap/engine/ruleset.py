@@ -278,13 +278,17 @@ class Ruleset:
         """What ``cmd`` would do; the default tries it on a copy with no dice."""
         if isinstance(cmd, Move):
             return self.preview_move(state, cmd, version)
-        trial = Resolution(state.copy(), _NoDice())
+        # Tried on the live state and rolled back, as a refused command is: exact (undo
+        # relies on the same events) and far cheaper than a copy of the encounter.
+        trial = Resolution(state, _NoDice())
         try:
             self.resolve(trial, cmd)
         except _DiceNeeded:
             return Preview(True)
         except RuleError as err:
             return Preview(False, str(err))
+        finally:
+            trial.rollback()
         return Preview(True)
 
     def preview_move(self, state: Encounter, cmd: Move, version: object = None) -> Preview:

@@ -539,8 +539,18 @@ class SideInitiative(Schedule, frozen=True, tag="side_initiative"):
 # --------------------------------------------------------------------------- phase timeline
 
 
+_PHASE_AT: dict[str | int, int] = {
+    **{p: i for i, p in enumerate(SPEED_PHASES)},
+    **{int(p): i for i, p in enumerate(SPEED_PHASES) if p not in ("S", "F")}}
+
+
 def phase_index(phase: str | int) -> int:
     """Position of a speed-rank phase (``"S"``, ``-3`` … ``5``, ``"F"``) in ``SPEED_PHASES``."""
+    if phase.__class__ is not bool:
+        # The turn order asks this hundreds of times a step: a dict answers the usual case.
+        at = _PHASE_AT.get(phase)
+        if at is not None:
+            return at
     if isinstance(phase, bool):
         raise RuleError(f"There is no phase {phase!r}; phases are S, -3 to 5, and F.")
     label = str(phase).strip().upper()
