@@ -361,7 +361,7 @@ class Forecast:
     hp_total: list[int] = field(default_factory=list)
     """Sum over fights of each token's HP left."""
     fallen: Counter[tuple[str, ...]] = field(default_factory=Counter)
-    """Fights by the set of combatants out at the end (ids, sorted)."""
+    """Fights by the set of combatants out at the end (ids, in the encounter's order)."""
 
     @staticmethod
     def empty(state: Encounter) -> Forecast:
@@ -384,8 +384,7 @@ class Forecast:
             for i, (hp, down) in enumerate(zip(f.hp, f.fallen, strict=True)):
                 self.hp_total[i] += hp
                 self.drops[i] += down
-            self.fallen[tuple(sorted(i for i, d in zip(self.ids, f.fallen, strict=True)
-                                     if d))] += 1
+            self.fallen[tuple(i for i, d in zip(self.ids, f.fallen, strict=True) if d)] += 1
 
     def win(self, side: str) -> tuple[float, float, float]:
         """Chance ``side`` wins, with its 95% interval (Wilson)."""
