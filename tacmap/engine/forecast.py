@@ -182,8 +182,12 @@ class Aggressive:
             if plain in self.cache:
                 continue  # an option with no odds: not an attack
             aims = [t for t in enemies if not option.at or t.id == option.at]
+            # What the ruleset tracks on the attacker (a dice pool, actions left, a stance)
+            # changes its odds: the key holds it, HP aside (the drop is worked out here).
+            mine = f"{me.id}|{sorted(me.values.items())!r}|{me.conditions!r}"
             for target in aims:
-                key = (me.id, option.label, option.detail, target.id)
+                key = (mine, option.label, option.detail,
+                       f"{target.id}|{target.conditions!r}")
                 if key in self.refused:
                     continue
                 if key not in self.cache:
@@ -199,9 +203,9 @@ class Aggressive:
                 odds = self.cache[key]
                 if odds is None:
                     continue
-                worth = _worth(odds, target.hp)
-                if worth > 0 and (best is None or worth > best[0]):
-                    best = (worth, key, Choice(option, target.id))
+                value = worth(odds, target.hp)
+                if value > 0 and (best is None or value > best[0]):
+                    best = (value, key, Choice(option, target.id))
         return None if best is None else (best[1], best[2])
 
     def out(self, token: Token) -> bool:
@@ -251,7 +255,7 @@ class Aggressive:
         return found
 
 
-def _worth(odds: Odds, hp: int) -> float:
+def worth(odds: Odds, hp: int) -> float:
     """Expected HP taken (capped at what is left) plus half the HP of a likely drop."""
     left = max(hp, 1)
     dealt = odds.success * sum(min(d, left) * p for d, p in odds.damage)
