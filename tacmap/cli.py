@@ -324,7 +324,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return _play(registry, args)
     if args.command == "roll":
         return _roll(args)
-    if args.command == "forecast" or args.command == "bench" and args.forecast:
+    if args.command == "forecast" or (args.command == "bench" and args.forecast):
         from tacmap import forecast_cli
 
         if args.command == "bench":

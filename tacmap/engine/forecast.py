@@ -150,23 +150,23 @@ class Aggressive:
                    and o.key != "end_turn"]
         attack = self.best_attack(table, me, enabled)
         if attack is not None:
-            key, choice = attack
-            self.pending = (version, key)
-            return choice
+            self.pending = (version, attack[0])
+            return attack[1]
         move = next((o for o in enabled if o.key == "move"), None)
         if move is not None and self.moves < 2:
-            choice = self.approach(table, me, move, enabled)
-            if choice is not None:
+            step = self.approach(table, me, move, enabled)
+            if step is not None:
                 self.moves += 1
                 self.pending = (version, ("move", actor, "", ""))
-                return choice
-        for key in self.hints.prefer:
-            option = next((o for o in enabled if o.key == key), None)
-            if option is not None and ("prefer", actor, key, "") not in self.refused:
-                choice = table.aim(actor, option)
-                if choice is not None:
-                    self.pending = (version, ("prefer", actor, key, ""))
-                    return choice
+                return step
+        for hinted in self.hints.prefer:
+            option = next((o for o in enabled if o.key == hinted), None)
+            tried = ("prefer", actor, hinted, "")
+            if option is not None and tried not in self.refused:
+                aimed = table.aim(actor, option)
+                if aimed is not None:
+                    self.pending = (version, tried)
+                    return aimed
         return None
 
     def best_attack(self, table: Table, me: Token, enabled: Sequence[ActionOption]
@@ -237,9 +237,9 @@ class Aggressive:
                 if far is None and len(preview.path) > 1:
                     far = preview.path
             if far is not None:
-                cell = self.furthest(table, me, far)
-                if cell is not None:
-                    return Choice(move, path=(cell,))
+                reached = self.furthest(table, me, far)
+                if reached is not None:
+                    return Choice(move, path=(reached,))
         return None
 
     def furthest(self, table: Table, me: Token, route: Sequence[Cell]) -> Cell | None:

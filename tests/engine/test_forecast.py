@@ -11,8 +11,6 @@ from tacmap.cli import main
 from tacmap.engine import storage
 from tacmap.engine.forecast import (
     MAX_ROUNDS,
-    Forecast,
-    Z95,
     fight_seed,
     forecast,
     out_of_fight,
@@ -139,7 +137,3 @@ def test_forecast_refuses_bad_numbers_in_one_line(capsys: pytest.CaptureFixture[
     assert main(["forecast", str(DEMOS / "demo.tacmap"), "--fights", "0"]) == 2
     assert "--fights" in capsys.readouterr()[1]
 
-
-def test_z_of_the_interval_is_the_95_percent_one() -> None:
-    assert Z95 == pytest.approx(1.96, abs=1e-3)
-    assert isinstance(Forecast.empty(Encounter(ruleset="x")), Forecast)
