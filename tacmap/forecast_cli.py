@@ -21,7 +21,7 @@ from tacmap.engine.ruleset import Registry
 #: demos, and a win chance known to about ±7 percentage points.
 DEFAULT_FIGHTS = 200
 #: Fights each demo plays for ``tacmap bench --forecast`` (each way).
-BENCH_FIGHTS = 40
+BENCH_FIGHTS = 100
 #: Fights per second per core each demo must reach (issue 28).
 BENCH_BUDGET = 25.0
 
@@ -123,7 +123,7 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
     """Fights per second of each demo, in one process and with two worker processes."""
     from tacmap.ui.demos import demos
 
-    fights = 10 if quick else BENCH_FIGHTS
+    fights = 25 if quick else BENCH_FIGHTS
     rows = []
     for ruleset_id, _name, path in demos():
         state = storage.load(path, registry).state

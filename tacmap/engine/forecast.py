@@ -35,7 +35,7 @@ from tacmap.engine.state import Cell, Encounter, Token
 from tacmap.engine.views import ActionOption, Odds
 
 #: Fights a worker plays in one go, with one set of policy caches (fixed: determinism).
-BATCH = 10
+BATCH = 25
 #: Rounds after which a fight is called undecided.
 MAX_ROUNDS = 30
 #: Gestures after which a fight is called undecided, whatever its rounds (a safety net).
@@ -182,9 +182,12 @@ class Aggressive:
             if plain in self.cache:
                 continue  # an option with no odds: not an attack
             aims = [t for t in enemies if not option.at or t.id == option.at]
-            # What the ruleset tracks on the attacker (a dice pool, actions left, a stance)
-            # changes its odds: the key holds it, HP aside (the drop is worked out here).
-            mine = f"{me.id}|{sorted(me.values.items())!r}|{me.conditions!r}"
+            # The numbers the ruleset tracks on the attacker (a dice pool, stamina, actions
+            # left) and its conditions change its odds: the key holds them. Lists and
+            # words (the faces last rolled, a declaration) and HP do not (the drop is
+            # worked out here from the damage).
+            tracked = [(k, v) for k, v in me.values.items() if isinstance(v, int)]
+            mine = f"{me.id}|{tracked!r}|{me.conditions!r}"
             for target in aims:
                 key = (mine, option.label, option.detail,
                        f"{target.id}|{target.conditions!r}")

@@ -10,6 +10,7 @@ import pytest
 from tacmap.cli import main
 from tacmap.engine import storage
 from tacmap.engine.forecast import (
+    BATCH,
     MAX_ROUNDS,
     fight_seed,
     forecast,
@@ -72,21 +73,22 @@ def test_the_same_seed_gives_the_same_forecast_whatever_the_workers(registry: Re
                                                                     ) -> None:
     state = load(registry, "demo.tacmap")
     ruleset = registry.get(state.ruleset)
-    alone = forecast(state, ruleset, 24, seed=9)
-    shared = forecast(state, ruleset, 24, seed=9, jobs=2)
+    fights = 2 * BATCH + 3  # a short last batch too
+    alone = forecast(state, ruleset, fights, seed=9)
+    shared = forecast(state, ruleset, fights, seed=9, jobs=2)
     assert alone.to_json() == shared.to_json()
-    other = forecast(state, ruleset, 24, seed=10)
+    other = forecast(state, ruleset, fights, seed=10)
     assert other.to_json() != alone.to_json()
 
 
 def test_progress_is_told_and_cancel_stops_early(registry: Registry) -> None:
     state = load(registry, "demo.tacmap")
     seen: list[int] = []
-    result = forecast(state, registry.get(state.ruleset), 40, seed=1,
+    result = forecast(state, registry.get(state.ruleset), 4 * BATCH, seed=1,
                       progress=lambda r: seen.append(r.fights),
                       cancelled=lambda: len(seen) >= 2)
-    assert seen == [10, 20]
-    assert result.fights == 20
+    assert seen == [BATCH, 2 * BATCH]
+    assert result.fights == 2 * BATCH
 
 
 def test_a_fight_already_won_ends_at_once(registry: Registry) -> None:
