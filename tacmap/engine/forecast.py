@@ -487,18 +487,24 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
 
     ``jobs`` above 1 plays batches in that many worker processes (``folders``: the
     user's ruleset folders, for them to load the ruleset); ``progress`` is called
-    with the forecast so far after each batch; ``cancelled`` stops it early.
+    with the forecast so far after each fight (each batch, with workers);
+    ``cancelled`` stops it early.
     """
     result = Forecast.empty(state)
     start = state.copy()
     plan = batches(fights)
     if jobs <= 1 or len(plan) <= 1:
+        # In one process the forecast is told after every fight: the window shows a
+        # first estimate long before a batch of a slow ruleset is over.
         for first, count in plan:
-            if cancelled is not None and cancelled():
-                break
-            result.add(play_batch(start, ruleset, seed, first, count, max_rounds))
-            if progress is not None:
-                progress(result)
+            cache: dict[OddsKey, Odds | None] = {}
+            for i in range(first, first + count):
+                if cancelled is not None and cancelled():
+                    return result
+                result.add([play_fight(start, ruleset, fight_seed(seed, i), cache,
+                                       max_rounds)])
+                if progress is not None:
+                    progress(result)
         return result
     raw = storage.encode(start, [])
     with ProcessPoolExecutor(max_workers=jobs) as pool:

@@ -230,3 +230,9 @@ def submenu(action: QAction, owner: QWidget) -> QMenu | None:
         if menu.menuAction() is action:
             return menu
     return None
+
+# The forecast dock (issue 28): its worker thread, progress bar and table.
+from PySide6.QtCore import QThread
+from PySide6.QtWidgets import QProgressBar, QTableWidget, QTableWidgetItem
+
+__all__ += ["QProgressBar", "QTableWidget", "QTableWidgetItem", "QThread"]

@@ -86,9 +86,9 @@ def test_progress_is_told_and_cancel_stops_early(registry: Registry) -> None:
     seen: list[int] = []
     result = forecast(state, registry.get(state.ruleset), 4 * BATCH, seed=1,
                       progress=lambda r: seen.append(r.fights),
-                      cancelled=lambda: len(seen) >= 2)
-    assert seen == [BATCH, 2 * BATCH]
-    assert result.fights == 2 * BATCH
+                      cancelled=lambda: len(seen) >= BATCH + 2)
+    assert seen == list(range(1, BATCH + 3))
+    assert result.fights == BATCH + 2
 
 
 def test_a_fight_already_won_ends_at_once(registry: Registry) -> None:
