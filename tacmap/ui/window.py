@@ -146,7 +146,7 @@ class MainWindow(WindowMenus):
         bar.setFixedHeight(bar.sizeHint().height())
         self.setStatusBar(bar)
         self.hint: MapHint | None = None
-        self.forecast = ForecastDock(self)  # Combat ▸ Forecast, GM only
+        self.forecast = ForecastDock(self, self)  # Combat ▸ Forecast, GM only
         self.build_menus()
         self.bind(session)
         self.resize(1280, 800)

@@ -25,6 +25,7 @@ from tacmap.ui.qt import (
     QDockWidget,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QObject,
     QProgressBar,
     QPushButton,
@@ -349,8 +350,8 @@ class ForecastDock:
     """Combat ▸ Forecast: the dock, and when it runs again (a change to the encounter
     while it is shown, looked for twice a second)."""
 
-    def __init__(self, window: ForecastHost) -> None:
-        self.window = window
+    def __init__(self, window: QMainWindow, host: ForecastHost) -> None:
+        self.window = host
         self.panel = ForecastPanel()
         self.dock = QDockWidget("Forecast", window)
         self.dock.setObjectName("forecast")
