@@ -61,6 +61,13 @@ def odds_of(state: Encounter, ruleset: Ruleset, actor: str, target: str,
         acting = acting_token(referee.state, ruleset.turn_order(referee.state))
         assert acting is not None
         referee.execute(EndTurn(acting))
+    for _ in range(40):  # phases and sides: wait until the actor may attack
+        if any(o.target == "token" and o.enabled for o in ruleset.actions_for(
+                referee.state, actor)) and acting_token(
+                referee.state, ruleset.turn_order(referee.state)) == actor:
+            break
+        acting = acting_token(referee.state, ruleset.turn_order(referee.state))
+        referee.execute(EndTurn(acting or ""))
     found = []
     for option in ruleset.actions_for(referee.state, actor):
         if option.target != "token" or not option.enabled:

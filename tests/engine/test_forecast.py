@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,12 +18,14 @@ from tacmap.engine.forecast import (
     forecast,
     out_of_fight,
     wilson,
+    worth,
 )
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter, Token
 from tests.engine.forecast_exact import Side, duel, odds_of, summed, win_chance
 
 DEMOS = Path(__file__).resolve().parents[2] / "resources"
+RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 #: z of a two-sided 99.9% interval.
 Z999 = 3.2905
 
@@ -116,9 +120,74 @@ def test_opposed_duel_agrees_with_the_exact_chain_over_hp(registry: Registry) ->
                        Side(state.tokens[second].hp, theirs), MAX_ROUNDS)
     fights = 600
     result = forecast(state, ruleset, fights, seed=3)
-    p = result.wins[state.tokens[first].side]
-    lo, hi = wilson(p, fights, Z999)
-    assert lo <= exact <= hi, (p / fights, exact, lo, hi)
+    agrees(result.wins[state.tokens[first].side], fights, exact)
+
+
+def agrees(result_wins: int, fights: int, exact: float) -> None:
+    """The simulated win chance's 99.9% interval holds the exact one."""
+    lo, hi = wilson(result_wins, fights, Z999)
+    assert lo <= exact <= hi, (result_wins / fights, exact, lo, hi)
+
+
+@pytest.mark.slow
+def test_action_pool_duel_agrees_with_the_exact_chain_over_hp(registry: Registry,
+                                                              tmp_path: Path) -> None:
+    """action_pool with one action a turn and CON that refills the pool every turn: each
+    attack is then thrown with the whole pool, so the odds card's odds are fixed and the
+    chain over HP is exact (with two actions the second attack's pool depends on the
+    first's failures, which the odds card does not give)."""
+    folder = tmp_path / "action_pool_one"
+    shutil.copytree(RULESETS / "action_pool", folder)
+    toml = (folder / "ruleset.toml").read_text(encoding="utf-8")
+    toml = toml.replace('id = "action_pool"', 'id = "action_pool_one"', 1)
+    toml = re.sub(r"(?m)^actions = 2$", "actions = 1", toml)
+    (folder / "ruleset.toml").write_text(toml, encoding="utf-8")
+    one = Registry([folder], warn=lambda message: None)
+    ruleset = one.get("action_pool_one")
+    state = load(registry, "demo.tacmap")
+    state.ruleset = "action_pool_one"
+    for tid, con in (("aldric", 6), ("barry", 4)):  # CON = STR + proficiency: a full pool
+        state.tokens[tid].stats["abilities"] = ()
+        state.tokens[tid].stats["con"] = con
+    state.tokens["aldric"].hp = 12  # an even fight tests more than a foregone one
+    state, first, second = duel(state, ruleset, "aldric", "barry")
+    mine = odds_of(state, ruleset, first, second)
+    theirs = odds_of(state, ruleset, second, first, turns_first=1)
+    exact = win_chance(Side(state.tokens[first].hp, mine),
+                       Side(state.tokens[second].hp, theirs), MAX_ROUNDS)
+    assert 0.3 < exact < 0.9
+    fights = 1000
+    result = forecast(state, ruleset, fights, seed=3)
+    agrees(result.wins[state.tokens[first].side], fights, exact)
+
+
+@pytest.mark.parametrize(("demo", "attacker", "target", "hp"), [
+    ("reflex_demo.tacmap", "bram", "gorm", 8),
+    ("six_phase_demo.tacmap", "regdar", "gruk", 8),
+    ("speed_rank_demo.tacmap", "hask", "varga", 8),
+    ("opposed_demo.tacmap", "kara", "brak", 8),
+])
+def test_the_first_round_drops_as_often_as_the_odds_card_says(
+        registry: Registry, demo: str, attacker: str, target: str, hp: int) -> None:
+    """Where the turn structure makes a chain over HP awkward (reflex: injuries strike
+    dice from the later attacker's kept pool; six_phase: phases and wounds; speed_rank:
+    initiative rolled each round), the first round still is exact: the attacker, acting
+    first and too tough to drop, wins within one round exactly when its attack drops the
+    target, which the odds card gives as the chance to drop."""
+    state = load(registry, demo)
+    ruleset = registry.get(state.ruleset)
+    state, first, _ = duel(state, ruleset, attacker, target)
+    state.tokens[attacker].hp = state.tokens[attacker].max_hp = 500
+    state.tokens[target].hp = hp
+    turns_first = 0 if first == attacker else 1
+    if ruleset.id == "reflex":  # declared lowest RFX first, but acts first: no turn to end
+        turns_first = 0
+    options = odds_of(state, ruleset, attacker, target, turns_first)
+    exact = max(options, key=lambda o: worth(o, hp)).drop
+    assert 0.05 < exact < 0.95
+    fights = 800
+    result = forecast(state, ruleset, fights, seed=5, max_rounds=1)
+    agrees(result.wins[state.tokens[attacker].side], fights, exact)
 
 
 def test_forecast_prints_a_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
