@@ -36,6 +36,9 @@ from tacmap.engine.views import ActionOption, Odds
 
 #: Fights a worker plays in one go, with one set of policy caches (fixed: determinism).
 BATCH = 25
+#: Odds the policy works out afresh for one decision once it has an attack in hand: the
+#: rest wait for a later decision (an attack's odds cost a millisecond or more).
+FRESH = 1
 #: Rounds after which a fight is called undecided.
 MAX_ROUNDS = 30
 #: Gestures after which a fight is called undecided, whatever its rounds (a safety net).
@@ -173,8 +176,11 @@ class Aggressive:
                     ) -> tuple[OddsKey, Choice] | None:
         """The attack worth most now, with its cache key, or None."""
         state = table.state
-        enemies = [t for t in state.tokens.values() if t.side != me.side and not self.out(t)]
+        # The most hurt first: their odds are worked out first when few fresh ones may be.
+        enemies = sorted((t for t in state.tokens.values()
+                          if t.side != me.side and not self.out(t)), key=lambda t: t.hp)
         best: tuple[float, OddsKey, Choice] | None = None
+        fresh = 0
         for option in enabled:
             if option.target != "token" or option.key == "move":
                 continue
@@ -194,6 +200,9 @@ class Aggressive:
                 if key in self.refused:
                     continue
                 if key not in self.cache:
+                    if best is not None and fresh >= FRESH:
+                        continue  # looked at in a later decision, once cached
+                    fresh += 1
                     preview = table.referee.preview(
                         Choice(option, target.id).command(me.id))
                     if not preview.legal:
@@ -226,10 +235,10 @@ class Aggressive:
         if declared & {t.id for t in enemies}:
             enemies = [t for t in enemies if t.id in declared]
         enemies.sort(key=lambda t: _gap(me, t))
+        if _gap(me, enemies[0]) <= 1:
+            return None  # already at grips: walking off would only draw attacks
         referee = table.referee
         for enemy in enemies[:3]:
-            if _gap(me, enemy) <= 1:
-                continue
             ring = _ring(state, me, enemy)
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
