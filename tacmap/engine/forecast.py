@@ -199,8 +199,12 @@ class Aggressive:
                        f"{target.id}|{target.conditions!r}")
                 if key in self.refused:
                     continue
+                if option.at:
+                    # A declared attack is thrown with what was rolled for it this round
+                    # (a kept pool): its odds are looked at afresh each time.
+                    self.cache.pop(key, None)
                 if key not in self.cache:
-                    if best is not None and fresh >= FRESH:
+                    if best is not None and fresh >= FRESH and not option.at:
                         continue  # looked at in a later decision, once cached
                     fresh += 1
                     preview = table.referee.preview(
@@ -308,7 +312,7 @@ class Fight:
     winner: str | None
     """The side left in the fight (None: undecided, or nobody left)."""
     rounds: int
-    """Rounds played."""
+    """Rounds played, the one it ended in included (0: over before it began)."""
     hp: tuple[int, ...]
     """HP left of each combatant, in the encounter's token order."""
     fallen: tuple[bool, ...]
@@ -329,15 +333,18 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
     def over(s: Encounter) -> bool:
         return len(_standing(s, hints)) <= 1
 
-    first = state.round
+    rounds = 0
     if not over(state):
         driver.start()
+        first = referee.state.round
         # The driver stops at the cap; a fight that ends mid-round stops at once.
         driver.play(rounds=max_rounds, max_steps=MAX_STEPS, stop=over)
+        # The round it ended in counts; one stopped at the cap lasted the cap.
+        rounds = min(max_rounds, referee.state.round - first + 1)
     left = _standing(referee.state, hints)
     winner = next(iter(left)) if len(left) == 1 else None
     tokens = list(referee.state.tokens.values())
-    return Fight(winner, max(0, referee.state.round - first), tuple(t.hp for t in tokens),
+    return Fight(winner, rounds, tuple(t.hp for t in tokens),
                  tuple(out_of_fight(t) or any(c in hints.down for c in t.conditions)
                        for t in tokens))
 
