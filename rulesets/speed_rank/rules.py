@@ -875,6 +875,8 @@ class SpeedRank(Ruleset):
 
     # ------------------------------------------------------------------ what the panels ask
 
+    forecast_hints = views.forecast_hints  # README "Forecast hints"
+
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         return views.turn_order(self, state)
 

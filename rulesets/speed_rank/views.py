@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tacmap.engine.errors import RuleError
+from tacmap.engine.forecast import Hints
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
 from tacmap.engine.state import Encounter, Token
@@ -246,3 +247,10 @@ def move_uses(rules: Rules, state: Encounter, token: Token, plan: MovePlan) -> s
     if std > 0 and std_left == 0:
         tail = f"no standard action (no attack) after this; {tail}"
     return f"{head}; {tail}"
+
+
+def forecast_hints(rules: object) -> Hints:
+    """What the forecast's policy needs to know here (README "Forecast hints")."""
+    # Grappled and out of reach, or disarmed by a Slip, a combatant would otherwise wait
+    # for ever: break free, then pick the weapon up.
+    return Hints(prefer=("break_free", "pick_up"))
