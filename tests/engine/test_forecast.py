@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -14,14 +15,17 @@ from tacmap.engine import storage
 from tacmap.engine.forecast import (
     BATCH,
     MAX_ROUNDS,
+    Forecast,
     fight_seed,
     forecast,
+    hints_of,
     out_of_fight,
     wilson,
     worth,
 )
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter, Token
+from tacmap.forecast_cli import Bar
 from tests.engine.forecast_exact import Side, duel, odds_of, summed, win_chance
 
 DEMOS = Path(__file__).resolve().parents[2] / "resources"
@@ -208,3 +212,20 @@ def test_forecast_refuses_bad_numbers_in_one_line(capsys: pytest.CaptureFixture[
     assert main(["forecast", str(DEMOS / "demo.tacmap"), "--fights", "0"]) == 2
     assert "--fights" in capsys.readouterr()[1]
 
+
+
+def test_the_progress_bar_redraws_in_place_and_clears_its_line() -> None:
+    out = io.StringIO()
+    bar = Bar(out, 200)
+    partial = Forecast.empty(Encounter(ruleset="x"))
+    partial.fights = 50
+    bar.update(partial)
+    assert out.getvalue() == "\r[" + "#" * 8 + "." * 22 + "] 50/200 fights"
+    bar.close()
+    assert out.getvalue().endswith("\r" + " " * 60 + "\r")
+
+
+def test_speed_rank_tells_the_policy_to_break_free_when_nothing_is_in_reach(
+        registry: Registry) -> None:
+    assert hints_of(registry.get("speed_rank")).prefer == ("break_free", "pick_up")
+    assert hints_of(registry.get("opposed")).prefer == ()
