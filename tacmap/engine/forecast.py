@@ -246,7 +246,7 @@ class Aggressive:
             ring = _ring(state, me, enemy)
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
-            for cell in ring[:4]:
+            for cell in ring[:2]:
                 preview = referee.preview(Move(me.id, (cell,)))
                 if preview.legal:
                     return Choice(move, path=(cell,))
