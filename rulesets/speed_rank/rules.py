@@ -872,10 +872,10 @@ class SpeedRank(Ruleset):
             return
         recovery.ACTIONS[cmd.action](self, ctx, token, cmd)
 
-
     # ------------------------------------------------------------------ what the panels ask
 
     forecast_hints = views.forecast_hints  # README "Forecast hints"
+    acting = views.acting  # the acting token, without the turn order's rows
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         return views.turn_order(self, state)

@@ -195,8 +195,10 @@ class Aggressive:
             tracked = [(k, v) for k, v in me.values.items() if isinstance(v, int)]
             mine = f"{me.id}|{tracked!r}|{me.conditions!r}"
             for target in aims:
+                # The gap too: reach and range are judged on it, and a refused attack
+                # costs a whole step of the fight.
                 key = (mine, option.label, option.detail,
-                       f"{target.id}|{target.conditions!r}")
+                       f"{target.id}|{target.conditions!r}|{_gap(me, target)}")
                 if key in self.refused:
                     continue
                 if option.at:

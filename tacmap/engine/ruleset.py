@@ -34,6 +34,7 @@ from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event, HpChanged
 from tacmap.engine.movement import MovePlan, Space, bars, plan_move
+from tacmap.engine.options import acting_token
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import DIAGONAL_RULES, Cell, Encounter, Fog, MapSpec, Token
 from tacmap.engine.units import METRES, UNITS, Units, register
@@ -363,6 +364,12 @@ class Ruleset:
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         """The initiative panel, or None before combat."""
         return None
+
+    def acting(self, state: Encounter) -> str | None:
+        """The token whose actions are offered now, none selected: ``acting_token`` of the
+        turn order. A headless fight asks it every step; a ruleset whose turn order is
+        costly to build may answer directly, as long as the two agree."""
+        return acting_token(state, self.turn_order(state))
 
     def timeline(self, state: Encounter) -> Timeline | None:
         """The phase timeline, for rulesets that have one."""

@@ -23,6 +23,7 @@ from tacmap.engine.forecast import (
     wilson,
     worth,
 )
+from tacmap.engine.options import acting_token
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.state import Encounter, Token
 from tacmap.forecast_cli import Bar
@@ -229,3 +230,23 @@ def test_speed_rank_tells_the_policy_to_break_free_when_nothing_is_in_reach(
         registry: Registry) -> None:
     assert hints_of(registry.get("speed_rank")).prefer == ("break_free", "pick_up")
     assert hints_of(registry.get("opposed")).prefer == ()
+
+
+def test_the_acting_token_a_fight_asks_for_is_the_turn_orders_every_step(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """speed_rank answers ``acting`` without writing its turn order's rows (speed): at
+    every step of a played fight it names the token the Actions panel would offer."""
+    state = load(registry, "speed_rank_demo.tacmap")
+    ruleset = registry.get(state.ruleset)
+    fast = type(ruleset).acting
+    checked: list[str | None] = []
+
+    def acting(self: object, now: Encounter) -> str | None:
+        named = fast(ruleset, now)
+        assert named == acting_token(now, ruleset.turn_order(now)), now.schedule
+        checked.append(named)
+        return named
+
+    monkeypatch.setattr(type(ruleset), "acting", acting)
+    forecast(state, ruleset, 3, seed=2)
+    assert len(checked) > 100 and len(set(checked)) > 4
