@@ -875,7 +875,7 @@ class SpeedRank(Ruleset):
     # ------------------------------------------------------------------ what the panels ask
 
     forecast_hints = views.forecast_hints  # README "Forecast hints"
-    acting = views.acting  # the acting token, without the turn order's rows
+    whose_turn = views.whose_turn  # the acting token, without the turn order's rows
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         return views.turn_order(self, state)

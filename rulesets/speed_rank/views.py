@@ -127,7 +127,7 @@ def row_state(rules: Rules, state: Encounter, rnd: Round, t: Token, side_state: 
     return "waiting"
 
 
-def acting(rules: Rules, state: Encounter) -> str | None:
+def whose_turn(rules: Rules, state: Encounter) -> str | None:
     """``acting_token`` of ``turn_order`` without writing the rows (a forecast asks it
     every step): the first acting member of the side whose turn it is, else its first
     living member."""

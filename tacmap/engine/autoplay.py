@@ -308,7 +308,7 @@ class Driver:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
-        actor = ruleset.acting(state)
+        actor = ruleset.whose_turn(state)
         if actor is None or actor not in state.tokens:
             tally.ended += 1
             return self.send(EndTurn(), "End turn with nobody acting")

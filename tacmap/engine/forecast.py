@@ -133,6 +133,9 @@ class Aggressive:
         self.refused_at = -1
         self.turn: tuple[int, str] = (-1, "")
         self.moves = 0
+        # (mover, from, to) with no way there at all: walls stay put for the fight, and
+        # a search round them floods the map (tens of milliseconds) each time.
+        self.walled_off: set[tuple[str, Cell, Cell]] = set()
 
     def choose(self, table: Table, actor: str, options: Sequence[ActionOption]
                ) -> Choice | None:
@@ -181,6 +184,14 @@ class Aggressive:
                           if t.side != me.side and not self.out(t)), key=lambda t: t.hp)
         best: tuple[float, OddsKey, Choice] | None = None
         fresh = 0
+        # The numbers the ruleset tracks on the attacker (a dice pool, stamina, actions
+        # left) and its conditions change its odds: the key holds them. Lists and words
+        # (the faces last rolled, a declaration) and HP do not (the drop is worked out
+        # here from the damage), except for a declared attack, thrown with what was
+        # rolled for it this round (reflex's kept pool): its key holds every value.
+        tracked = [(k, v) for k, v in me.values.items() if isinstance(v, int)]
+        mine = f"{me.id}|{tracked!r}|{me.conditions!r}"
+        declared = f"{me.id}|{sorted(me.values.items())!r}|{me.conditions!r}"
         for option in enabled:
             if option.target != "token" or option.key == "move":
                 continue
@@ -188,23 +199,13 @@ class Aggressive:
             if plain in self.cache:
                 continue  # an option with no odds: not an attack
             aims = [t for t in enemies if not option.at or t.id == option.at]
-            # The numbers the ruleset tracks on the attacker (a dice pool, stamina, actions
-            # left) and its conditions change its odds: the key holds them. Lists and
-            # words (the faces last rolled, a declaration) and HP do not (the drop is
-            # worked out here from the damage).
-            tracked = [(k, v) for k, v in me.values.items() if isinstance(v, int)]
-            mine = f"{me.id}|{tracked!r}|{me.conditions!r}"
             for target in aims:
                 # The gap too: reach and range are judged on it, and a refused attack
                 # costs a whole step of the fight.
-                key = (mine, option.label, option.detail,
+                key = (declared if option.at else mine, option.label, option.detail,
                        f"{target.id}|{target.conditions!r}|{_gap(me, target)}")
                 if key in self.refused:
                     continue
-                if option.at:
-                    # A declared attack is thrown with what was rolled for it this round
-                    # (a kept pool): its odds are looked at afresh each time.
-                    self.cache.pop(key, None)
                 if key not in self.cache:
                     if best is not None and fresh >= FRESH and not option.at:
                         continue  # looked at in a later decision, once cached
@@ -249,11 +250,15 @@ class Aggressive:
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
             for cell in ring[:2]:
+                if (me.id, me.cell, cell) in self.walled_off:
+                    continue
                 preview = referee.preview(Move(me.id, (cell,)))
                 if preview.legal:
                     return Choice(move, path=(cell,))
                 if far is None and len(preview.path) > 1:
                     far = preview.path
+                elif len(preview.path) <= 1:
+                    self.walled_off.add((me.id, me.cell, cell))
             if far is not None:
                 reached = self.furthest(table, me, far)
                 if reached is not None:

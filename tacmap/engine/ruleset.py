@@ -365,7 +365,7 @@ class Ruleset:
         """The initiative panel, or None before combat."""
         return None
 
-    def acting(self, state: Encounter) -> str | None:
+    def whose_turn(self, state: Encounter) -> str | None:
         """The token whose actions are offered now, none selected: ``acting_token`` of the
         turn order. A headless fight asks it every step; a ruleset whose turn order is
         costly to build may answer directly, as long as the two agree."""

@@ -725,7 +725,9 @@ class PhaseTimeline(Schedule, frozen=True, tag="phase_timeline"):
 
     def spanning(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions under way in ``phase``: started there or earlier, not ended."""
-        return tuple(a for a in self._now() if a.covers(phase))
+        at = phase_index(phase)  # once, not once an action: the turn order asks it often
+        return tuple(a for a in self._now()
+                     if phase_index(a.start) <= at <= phase_index(a.end))
 
     def ending_at(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions whose last phase this round is ``phase``."""

@@ -234,11 +234,11 @@ def test_speed_rank_tells_the_policy_to_break_free_when_nothing_is_in_reach(
 
 def test_the_acting_token_a_fight_asks_for_is_the_turn_orders_every_step(
         registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
-    """speed_rank answers ``acting`` without writing its turn order's rows (speed): at
+    """speed_rank answers ``whose_turn`` without writing its turn order's rows (speed): at
     every step of a played fight it names the token the Actions panel would offer."""
     state = load(registry, "speed_rank_demo.tacmap")
     ruleset = registry.get(state.ruleset)
-    fast = type(ruleset).acting
+    fast = type(ruleset).whose_turn
     checked: list[str | None] = []
 
     def acting(self: object, now: Encounter) -> str | None:
@@ -247,6 +247,6 @@ def test_the_acting_token_a_fight_asks_for_is_the_turn_orders_every_step(
         checked.append(named)
         return named
 
-    monkeypatch.setattr(type(ruleset), "acting", acting)
+    monkeypatch.setattr(type(ruleset), "whose_turn", acting)
     forecast(state, ruleset, 3, seed=2)
     assert len(checked) > 100 and len(set(checked)) > 4
