@@ -200,11 +200,14 @@ class Aggressive:
                 continue  # an option with no odds: not an attack
             aims = [t for t in enemies if not option.at or t.id == option.at]
             for target in aims:
-                # The gap too: reach and range are judged on it, and a refused attack
+                # The offset too: reach and range are judged on it, and a refused attack
                 # costs a whole step of the fight.
                 key = (declared if option.at else mine, option.label, option.detail,
-                       f"{target.id}|{target.conditions!r}|{_gap(me, target)}")
-                if key in self.refused:
+                       f"{target.id}|{target.conditions!r}|{_offset(me, target)}")
+                # Out of reach or sight from these very cells: asked once a batch (most
+                # previews a fight makes are of attacks out of reach).
+                where = (*key[:3], f"{key[3]}|{me.cell}|{target.cell}")
+                if key in self.refused or where in self.cache:
                     continue
                 if key not in self.cache:
                     if best is not None and fresh >= FRESH and not option.at:
@@ -214,6 +217,7 @@ class Aggressive:
                         Choice(option, target.id).command(me.id))
                     if not preview.legal:
                         self.refused.add(key)
+                        self.cache[where] = None
                         continue
                     if preview.odds is None:
                         self.cache[plain] = None
@@ -284,6 +288,14 @@ def worth(odds: Odds, hp: int) -> float:
     dealt = odds.success * sum(min(d, left) * p for d, p in odds.damage)
     drop = max(odds.drop, odds.success * sum(p for d, p in odds.damage if d >= left))
     return dealt + drop * left * 0.5 + odds.success * 0.01
+
+
+def _offset(a: Token, b: Token) -> tuple[int, int]:
+    """Cells between two footprints across and down, the larger first: what distance,
+    reach and range depend on under every diagonal rule."""
+    dx = max(b.x - (a.x + a.size - 1), a.x - (b.x + b.size - 1), 0)
+    dy = max(b.y - (a.y + a.size - 1), a.y - (b.y + b.size - 1), 0)
+    return (dx, dy) if dx >= dy else (dy, dx)
 
 
 def _gap(a: Token, b: Token) -> int:
