@@ -29,7 +29,7 @@ BENCH_BUDGET = 25.0
 def add_parser(sub: Any) -> None:
     """The ``forecast`` sub-command."""
     p = sub.add_parser("forecast", help="play the fight out many times: who wins, who falls")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the encounter file (.tacmap) to forecast")
     p.add_argument("--fights", type=int, default=DEFAULT_FIGHTS, metavar="N",
                    help=f"fights to play (default {DEFAULT_FIGHTS})")
     p.add_argument("--seed", type=int, default=1, metavar="S",

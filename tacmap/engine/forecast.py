@@ -401,7 +401,7 @@ class Forecast:
     drops: list[int] = field(default_factory=list)
     """Fights each token ended out of, same order as ``ids``."""
     hp_total: list[int] = field(default_factory=list)
-    """Sum over fights of each token's HP left."""
+    """Sum over fights of each token's HP left (0 for HP below 0)."""
     fallen: Counter[tuple[str, ...]] = field(default_factory=Counter)
     """Fights by the set of combatants out at the end (ids, in the encounter's order)."""
 
@@ -424,7 +424,7 @@ class Forecast:
                 self.wins[f.winner] += 1
             self.rounds[f.rounds] += 1
             for i, (hp, down) in enumerate(zip(f.hp, f.fallen, strict=True)):
-                self.hp_total[i] += hp
+                self.hp_total[i] += max(0, hp)  # below 0 is down, not "HP left"
                 self.drops[i] += down
             self.fallen[tuple(i for i, d in zip(self.ids, f.fallen, strict=True) if d)] += 1
 

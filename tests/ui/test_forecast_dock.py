@@ -7,7 +7,7 @@ import pytest
 
 from tacmap.engine.commands import EndTurn
 from tacmap.ui.panels.forecast import ForecastPanel
-from tacmap.ui.qt import QWidget
+from tacmap.ui.qt import QApplication, QWidget
 from tacmap.ui.window import MainWindow
 
 FIGHTS = 20
@@ -94,15 +94,23 @@ def test_what_if_compares_without_changing_the_encounter(qtbot: object, window: 
 
 
 def test_cancel_stops_and_keeps_what_was_done(qtbot: object, window: MainWindow) -> None:
+    """A forecast far too long to finish: Cancel stops its worker (no fight is added
+    afterwards, late reports included) and the fights already played stay shown."""
     panel = window.forecast.panel
-    panel.fights = 5000
+    huge = 1_000_000
+    panel.fights = huge
     window.forecast.open()
-    qtbot.waitUntil(lambda: "now" in panel.results, timeout=10000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: "now" in panel.results,  # type: ignore[attr-defined]
+                    timeout=60000)
+    job = panel.jobs["now"]
     panel.cancel()
-    assert not panel.busy()
+    assert job.thread.isFinished(), "Cancel waits for the worker to stop"
+    assert not panel.busy() and not panel.cancel_button.isEnabled()
     done = panel.results["now"].fights
-    assert 0 < done < 5000
-    assert "(done)" in panel.title.text()
+    assert 0 < done < huge
+    QApplication.processEvents()  # reports queued before the worker stopped are dropped
+    assert panel.results["now"].fights == done
+    assert f"{done} of {huge} fights (done)" in panel.title.text()
 
 
 @pytest.fixture(autouse=True)

@@ -154,6 +154,8 @@ class ForecastPanel(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Combatant", "Drops", "HP left", "What if"])
         self.table.verticalHeader().setVisible(False)
+        # The names take what the numbers leave: the table fills the dock's width.
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setMinimumHeight(160)
         layout.addWidget(self.table, 1)
         what = QHBoxLayout()
@@ -181,6 +183,8 @@ class ForecastPanel(QWidget):
         self.add_box.clear()
         for t in roster:
             self.add_box.addItem(t.name, t.id)
+        if not roster:
+            self.add_box.addItem("(the roster is empty)")
         self.add_box.setEnabled(bool(roster))
         self.add_button.setEnabled(bool(roster))
         self.start("now", self.state)
