@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tacmap.engine import storage
@@ -99,13 +99,21 @@ class Hints:
     prefer: tuple[str, ...] = ()
     """Option keys, best first, taken when nothing can be attacked and no move helps
     (a declaration that still does something, a defence)."""
+    ruleset_out: Callable[[Token], bool] | None = None
+    """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
+
+    def out(self, token: Token) -> bool:
+        """Out of the fight: ``out_of_fight``, a ``down`` condition, or the ruleset says so."""
+        return out_of_fight(token) or any(c in self.down for c in token.conditions) \
+            or (self.ruleset_out is not None and self.ruleset_out(token))
 
 
 def hints_of(ruleset: Ruleset) -> Hints:
     """The ruleset's hints for the policy (none when it gives none)."""
     give = getattr(ruleset, "forecast_hints", None)
     out = give() if callable(give) else None
-    return out if isinstance(out, Hints) else Hints()
+    return replace(out if isinstance(out, Hints) else Hints(),
+                   ruleset_out=ruleset.out_of_fight)
 
 
 OddsKey = tuple[str, str, str, str]
@@ -233,7 +241,7 @@ class Aggressive:
 
     def out(self, token: Token) -> bool:
         """Out of the fight, with the ruleset's own down conditions."""
-        return out_of_fight(token) or any(c in self.hints.down for c in token.conditions)
+        return self.hints.out(token)
 
     def approach(self, table: Table, me: Token, move: ActionOption,
                  enabled: Sequence[ActionOption]) -> Choice | None:
@@ -364,13 +372,12 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
     winner = next(iter(left)) if len(left) == 1 else None
     tokens = list(referee.state.tokens.values())
     return Fight(winner, rounds, tuple(t.hp for t in tokens),
-                 tuple(out_of_fight(t) or any(c in hints.down for c in t.conditions)
+                 tuple(hints.out(t)
                        for t in tokens))
 
 
 def _standing(state: Encounter, hints: Hints) -> set[str]:
-    return {t.side for t in state.tokens.values()
-            if not out_of_fight(t) and not any(c in hints.down for c in t.conditions)}
+    return {t.side for t in state.tokens.values() if not hints.out(t)}
 
 
 # --- the whole forecast ---------------------------------------------------------------
