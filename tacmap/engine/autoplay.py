@@ -26,7 +26,7 @@ from typing import Protocol
 
 from tacmap.engine.commands import AddToken, Command, EndTurn, Move, SetFog, StartCombat
 from tacmap.engine.errors import RuleError
-from tacmap.engine.options import acting_token, command_for
+from tacmap.engine.options import command_for
 from tacmap.engine.referee import Referee
 from tacmap.engine.statblock import defaults
 from tacmap.engine.state import Cell, Encounter, Template, Token

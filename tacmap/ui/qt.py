@@ -25,6 +25,7 @@ from PySide6.QtCore import (
     QStandardPaths,
     QStringListModel,
     Qt,
+    QThread,
     QTimer,
     QUrl,
     QVariantAnimation,
@@ -96,6 +97,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -105,6 +107,8 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionGraphicsItem,
     QStyleOptionViewItem,
+    QTableWidget,
+    QTableWidgetItem,
     QToolBar,
     QToolButton,
     QToolTip,
@@ -184,6 +188,7 @@ __all__ = [
     "QPoint",
     "QPointF",
     "QPolygonF",
+    "QProgressBar",
     "QPushButton",
     "QRect",
     "QRectF",
@@ -202,6 +207,9 @@ __all__ = [
     "QStyleOptionGraphicsItem",
     "QStyleOptionViewItem",
     "QStyledItemDelegate",
+    "QTableWidget",
+    "QTableWidgetItem",
+    "QThread",
     "QTimer",
     "QToolBar",
     "QToolButton",
@@ -230,9 +238,3 @@ def submenu(action: QAction, owner: QWidget) -> QMenu | None:
         if menu.menuAction() is action:
             return menu
     return None
-
-# The forecast dock (issue 28): its worker thread, progress bar and table.
-from PySide6.QtCore import QThread
-from PySide6.QtWidgets import QProgressBar, QTableWidget, QTableWidgetItem
-
-__all__ += ["QProgressBar", "QTableWidget", "QTableWidgetItem", "QThread"]
