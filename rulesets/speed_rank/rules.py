@@ -216,7 +216,7 @@ class SpeedRank(Ruleset):
 
     def shift(self, rnd: Round, side: str) -> int:
         """Phase shift of ``side`` this round (+1 after a 1, −1 after a 10)."""
-        return rnd.initiative.shift(side) if side in rnd.initiative.order else 0
+        return next((s.shift for s in rnd.initiative.sides if s.side == side), 0)
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""

@@ -101,11 +101,18 @@ class Hints:
     (a declaration that still does something, a defence)."""
     ruleset_out: Callable[[Token], bool] | None = None
     """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
+    all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
+    """``DOWN`` and ``down`` together (an out-of-fight check runs many times a step)."""
 
     def out(self, token: Token) -> bool:
         """Out of the fight: ``out_of_fight``, a ``down`` condition, or the ruleset says so."""
-        return out_of_fight(token) or any(c in self.down for c in token.conditions) \
-            or (self.ruleset_out is not None and self.ruleset_out(token))
+        if token.hp <= 0 or (token.conditions
+                             and not self.all_down.isdisjoint(token.conditions)):
+            return True
+        return self.ruleset_out is not None and self.ruleset_out(token)
+
+    def __post_init__(self) -> None:
+        self.all_down = DOWN | self.down
 
 
 def hints_of(ruleset: Ruleset) -> Hints:

@@ -725,9 +725,12 @@ class PhaseTimeline(Schedule, frozen=True, tag="phase_timeline"):
 
     def spanning(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions under way in ``phase``: started there or earlier, not ended."""
-        at = phase_index(phase)  # once, not once an action: the turn order asks it often
-        return tuple(a for a in self._now()
-                     if phase_index(a.start) <= at <= phase_index(a.end))
+        if not self.actions:
+            return ()  # the usual case, asked for every combatant at every turn
+        at = phase_index(phase)  # once, not once an action
+        now = self.round
+        return tuple(a for a in self.actions
+                     if a.round == now and phase_index(a.start) <= at <= phase_index(a.end))
 
     def ending_at(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions whose last phase this round is ``phase``."""
