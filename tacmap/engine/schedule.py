@@ -268,6 +268,10 @@ class OrderedTurns(Schedule, frozen=True, tag="ordered_turns"):
 # --------------------------------------------------------------------------- declare then act
 
 
+#: ``DeclareThenAct.declare_order`` by (keys, roll-offs): a pure function of the two.
+_DECLARE_ORDERS: dict[tuple[object, ...], tuple[str, ...]] = {}
+
+
 class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     """Seed 000 (``reflex``): declare from the lowest RFX up, then act from the highest down.
 
@@ -338,9 +342,16 @@ class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     @property
     def declare_order(self) -> tuple[str, ...]:
         """Token ids from the first to declare (lowest RFX, lowest roll-off) to the last."""
-        seqs = dict(self.rolloffs)
-        ranked = sorted(self.keys, key=lambda p: (p[1], seqs.get(p[0], ())))
-        return tuple(w for w, _ in ranked)
+        key = (self.keys, self.rolloffs)
+        found = _DECLARE_ORDERS.get(key)
+        if found is None:
+            # The turn order asks it for every token at every step; it changes once a round.
+            seqs = dict(self.rolloffs)
+            ranked = sorted(self.keys, key=lambda p: (p[1], seqs.get(p[0], ())))
+            if len(_DECLARE_ORDERS) >= 1024:
+                _DECLARE_ORDERS.clear()
+            found = _DECLARE_ORDERS[key] = tuple(w for w, _ in ranked)
+        return found
 
     @property
     def act_order(self) -> tuple[str, ...]:
