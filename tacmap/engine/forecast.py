@@ -123,7 +123,8 @@ def hints_of(ruleset: Ruleset) -> Hints:
                    ruleset_out=ruleset.out_of_fight)
 
 
-OddsKey = tuple[str, str, str, str]
+#: What an attack's odds are looked up by: who with what, on whom from where.
+OddsKey = tuple[object, ...]
 
 
 class Aggressive:
@@ -206,7 +207,7 @@ class Aggressive:
         # rolled for it this round (reflex's kept pool): its key holds every value.
         tracked = [(k, v) for k, v in me.values.items() if isinstance(v, int)]
         mine = f"{me.id}|{tracked!r}|{me.conditions!r}"
-        declared = f"{me.id}|{sorted(me.values.items())!r}|{me.conditions!r}"
+        declared = ""  # worked out when a declared attack is met
         for option in enabled:
             if option.target != "token" or option.key == "move":
                 continue
@@ -217,11 +218,13 @@ class Aggressive:
             for target in aims:
                 # The offset too: reach and range are judged on it, and a refused attack
                 # costs a whole step of the fight.
+                if option.at and not declared:
+                    declared = f"{me.id}|{sorted(me.values.items())!r}|{me.conditions!r}"
                 key = (declared if option.at else mine, option.label, option.detail,
-                       f"{target.id}|{target.conditions!r}|{_offset(me, target)}")
+                       target.id, target.conditions, _offset(me, target))
                 # Out of reach or sight from these very cells: asked once a batch (most
                 # previews a fight makes are of attacks out of reach).
-                where = (*key[:3], f"{key[3]}|{me.cell}|{target.cell}")
+                where = (*key, me.cell, target.cell)
                 if key in self.refused or where in self.cache:
                     continue
                 if key not in self.cache:
