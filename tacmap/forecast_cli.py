@@ -131,11 +131,14 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
         forecast(state, ruleset, 2, 0)  # the odds' lru caches and imports, once
         row: dict[str, Any] = {"demo": path.name, "ruleset": ruleset_id, "fights": fights}
         for jobs in (1, 2):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             forecast(state, ruleset, fights, 1, jobs=jobs)
             rate = fights / (time.perf_counter() - t0)
             row[f"jobs{jobs}"] = round(rate, 2)
-        row["per_core"] = row["jobs1"]
+            if jobs == 1:
+                # Per core: over the CPU time the one process took, which other programs
+                # on a busy machine do not stretch as they stretch the clock.
+                row["per_core"] = round(fights / max(1e-9, time.process_time() - c0), 2)
         row["ok"] = row["per_core"] >= BENCH_BUDGET
         rows.append(row)
     if as_json:
@@ -143,6 +146,7 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
     else:
         for r in rows:
             mark = "ok" if r["ok"] else "UNDER BUDGET"
-            print(f"forecast {r['demo']:24s} {r['jobs1']:7.1f} fights/s one process, "
-                  f"{r['jobs2']:7.1f} with 2 jobs  budget ≥ {BENCH_BUDGET:g}/s a core  {mark}")
+            print(f"forecast {r['demo']:24s} {r['per_core']:6.1f} fights/s a core (CPU time); "
+                  f"by the clock {r['jobs1']:6.1f} in one process, {r['jobs2']:6.1f} with 2 "
+                  f"jobs  budget ≥ {BENCH_BUDGET:g}/s a core  {mark}")
     return 0
