@@ -24,6 +24,7 @@ from tacmap.ui.qt import (
     QComboBox,
     QDockWidget,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMainWindow,
     QObject,
@@ -155,7 +156,10 @@ class ForecastPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Combatant", "Drops", "HP left", "What if"])
         self.table.verticalHeader().setVisible(False)
         # The names take what the numbers leave: the table fills the dock's width.
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(160)
         layout.addWidget(self.table, 1)
         what = QHBoxLayout()
@@ -184,7 +188,7 @@ class ForecastPanel(QWidget):
         for t in roster:
             self.add_box.addItem(t.name, t.id)
         if not roster:
-            self.add_box.addItem("(the roster is empty)")
+            self.add_box.addItem("(no roster)")
         self.add_box.setEnabled(bool(roster))
         self.add_button.setEnabled(bool(roster))
         self.start("now", self.state)
@@ -346,7 +350,6 @@ class ForecastPanel(QWidget):
                             if tid in other.ids else "not in it")
             for c, value in enumerate(cells):
                 self.table.setItem(k, c, QTableWidgetItem(value))
-        self.table.resizeColumnsToContents()
 
     def closeEvent(self, event: object) -> None:
         """Stop the threads with the dock."""
