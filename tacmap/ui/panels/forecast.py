@@ -167,6 +167,7 @@ class ForecastPanel(QWidget):
         self.remove_button = QPushButton("Without")
         self.remove_button.clicked.connect(self.remove_one)
         self.add_box = QComboBox()
+        self.add_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.add_button = QPushButton("With")
         self.add_button.clicked.connect(self.add_one)
         self.clear_button = QPushButton("Clear what-if")
