@@ -149,6 +149,7 @@ class WindowMenus(QMainWindow):
         self.dice_action.toggled.connect(combat.set_physical_dice)
         game.addSeparator()
         self.hp_key_actions = self.token_gm.add_keys(game)
+        game.addSeparator()
         self._action(game, "&Forecast", lambda: self.forecast.open())
         self._build_menu(bar.addMenu("&Build"))
         self._tools_bar()

@@ -7,7 +7,7 @@ import pytest
 
 from tacmap.engine.commands import EndTurn
 from tacmap.ui.panels.forecast import ForecastPanel
-from tacmap.ui.qt import QApplication, QWidget
+from tacmap.ui.qt import QApplication, QWidget, submenu
 from tacmap.ui.window import MainWindow
 
 FIGHTS = 20
@@ -21,7 +21,9 @@ def open_forecast(qtbot: object, window: MainWindow) -> ForecastPanel:
     panel = window.forecast.panel
     panel.fights = FIGHTS
     panel.bar.setRange(0, FIGHTS)
-    combat = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Combat")
+    combat = next(submenu(a, window) for a in window.menuBar().actions()
+                  if a.text() == "&Combat")
+    assert combat is not None
     forecast = next(a for a in combat.actions() if a.text() == "&Forecast")
     forecast.trigger()
     assert window.forecast.dock.isVisible()
