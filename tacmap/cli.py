@@ -139,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run the performance benchmarks")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+    bench.add_argument("--forecast", action="store_true",
+                       help="time forecasts of the demos instead (fights per second)")
+
+    from tacmap import forecast_cli
+
+    forecast_cli.add_parser(sub)
 
     from tacmap.kit import commands as kit
 
@@ -148,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("rulesets", "demos", "open", "render", "new", "import", "report", "check", "measure",
-            "play", "roll", "bench", "ruleset", "schema")
+            "play", "roll", "bench", "ruleset", "schema", "forecast")
 
 
 def _with_open(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
@@ -318,6 +324,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return _play(registry, args)
     if args.command == "roll":
         return _roll(args)
+    if args.command == "forecast" or (args.command == "bench" and args.forecast):
+        from tacmap import forecast_cli
+
+        if args.command == "bench":
+            return forecast_cli.bench(registry, args.json, args.quick)
+        return forecast_cli.run(registry, args, args.rulesets_dir)
     if args.command == "bench":
         from tacmap import bench
         from tacmap.ui import bench as map_bench

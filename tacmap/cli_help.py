@@ -78,7 +78,18 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                "(--ruleset ID adds that ruleset's own commands, events and round records).",
                ["tacmap schema", "tacmap schema --ruleset opposed"]),
     "bench": ("Run the performance benchmarks of the design; each figure is printed with its "
-              "budget.", ["tacmap bench --quick"]),
+              "budget. --forecast times the forecast instead: fights per second of each "
+              "demo, in one process and with two worker processes.",
+              ["tacmap bench --quick", "tacmap bench --forecast"]),
+    "forecast": ("Play the fight out many times from the state in FILE, under its own rules "
+                 "and with random dice: the chance each side wins (with a 95% interval), "
+                 "undecided fights, the rounds, each combatant's chance to drop and HP left, "
+                 "and the most likely fallen. A progress bar goes to stderr on a terminal, "
+                 "the table (or --json) to stdout. The same --seed gives the same forecast "
+                 "whatever --jobs.",
+                 ["tacmap forecast resources/demo.tacmap",
+                  "tacmap forecast resources/speed_rank_demo.tacmap --fights 1000 --jobs 2 "
+                  "--seed 7 --json"]),
 }
 
 

@@ -131,6 +131,22 @@ def _sum(d: DiceSet, flat: int = 0) -> odds.Distribution:
 def strike_odds(s: Strike, health: int) -> Odds:
     """Exact chances: the opposed roll won (a critical among them), damage after armour,
     the target falls (Health 0 or below)."""
+    # Only the dice and numbers count: the same strike's odds are worked out once (a
+    # forecast asks for them thousands of times; each costs a millisecond of icepool).
+    key = (s.attack, s.attack_flat, s.defends, s.defence, s.defence_flat, s.shield,
+           s.can_crit, s.damage, s.crit_damage, s.damage_flat, s.armour, health)
+    found = _ODDS.get(key)
+    if found is None:
+        if len(_ODDS) >= 4096:
+            _ODDS.clear()
+        found = _ODDS[key] = _work_out(s, health)
+    return found
+
+
+_ODDS: dict[tuple[object, ...], Odds] = {}
+
+
+def _work_out(s: Strike, health: int) -> Odds:
     atk = _sum(s.attack, s.attack_flat)
     if s.defends:
         dfn = _sum(s.defence, s.defence_flat)

@@ -60,6 +60,7 @@ class Reflex(Ruleset):
     def __init__(self, manifest: Manifest) -> None:
         super().__init__(manifest)
         self.data = d = manifest.tables(Data)
+        self._reachable: dict[tuple[object, ...], bool] = {}  # can_reach, by walls and cells
         block = self.stat_block
         block.need("rfx", "int")
         block.need("defence", "int")
@@ -333,16 +334,28 @@ class Reflex(Ruleset):
         if left <= 1e-9:
             return False
         size = token.size
+        walls = self.space.walls(state)
+        # Walls, cells and metres alone decide it: each search of the map is made once.
+        key = (walls, state.diagonal, state.map.width, state.map.height, token.cell, size,
+               left, target.cell, target.size, weapon.key)
+        known = self._reachable.get(key)
+        if known is not None:
+            return known
+        if len(self._reachable) > 4096:
+            self._reachable.clear()
         field = grid.distance_field(state.diagonal, token.cell, left,
                                     (state.map.width - size + 1, state.map.height - size + 1),
-                                    self.space.walls(state).step_test(size))
+                                    walls.step_test(size))
+        found = False
         for x, y in field.cost:
             try:
                 self.in_reach(state, replace(token, x=x, y=y), target, weapon)
-                return True
+                found = True
+                break
             except RuleError:
                 continue
-        return False
+        self._reachable[key] = found
+        return found
 
     def duty(self, state: Encounter, rnd: Round, token: Token) -> tuple[str, str]:
         """"They are locked into performing that action in this round": (why ``token`` may

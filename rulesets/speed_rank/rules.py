@@ -52,7 +52,7 @@ from tacmap.engine.templates import removal
 from tacmap.engine.views import Odds, Preview
 from tacmap.engine.words import plural, possessive
 
-from . import events_table, multi_phase, recovery
+from . import events_table, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 
@@ -216,7 +216,7 @@ class SpeedRank(Ruleset):
 
     def shift(self, rnd: Round, side: str) -> int:
         """Phase shift of ``side`` this round (+1 after a 1, −1 after a 10)."""
-        return rnd.initiative.shift(side) if side in rnd.initiative.order else 0
+        return next((s.shift for s in rnd.initiative.sides if s.side == side), 0)
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
@@ -873,6 +873,9 @@ class SpeedRank(Ruleset):
         """Dead at ``attack.dead_at`` (0 HP), marked ``dead``; a stunned or sleeping token
         is helpless for a while, not out of the fight."""
         return not token.alive
+
+    forecast_hints = views.forecast_hints  # README "Forecast hints"
+    whose_turn = views.whose_turn  # the acting token, without the turn order's rows
 
 
 def create(manifest: Manifest) -> Ruleset:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tacmap.engine.errors import RuleError
+from tacmap.engine.forecast import Hints
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
 from tacmap.engine.state import Encounter, Token
@@ -104,21 +105,43 @@ def token_row(rules: Rules, state: Encounter, rnd: Round, t: Token,
         detail += f"; {busy[0].label} through phase {busy[0].end}"
     if t.conditions:
         detail += f"; {', '.join(t.conditions)}"
-    status: RowState
+    return OrderRow(t.id, t.name, t.side, f"rank {base}",
+                    row_state(rules, state, rnd, t, side_state, busy is not None), detail)
+
+
+def row_state(rules: Rules, state: Encounter, rnd: Round, t: Token, side_state: RowState,
+              busy: bool) -> RowState:
+    """A combatant's row: out, declared (mid-action), done, acting or waiting."""
     if not t.alive:
-        status = "out"
-    elif busy is not None:
-        status = "declared"
-    elif rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
-        status = "done"
-    elif side_state == "acting" and (
+        return "out"
+    if busy:
+        return "declared"
+    if rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
+        return "done"
+    if side_state == "acting" and (
             rules.can_act(state, rnd, t, rnd.phase_i)
             # A lone move action holds no phase, but is the token's to use in its side's turn.
-            or (not rules.helpless(t) and rnd.phase_i >= phase_index(first))):
-        status = "acting"
-    else:
-        status = "waiting"
-    return OrderRow(t.id, t.name, t.side, f"rank {base}", status, detail)
+            or (not rules.helpless(t)
+                and rnd.phase_i >= phase_index(rules.earliest_phase(rnd, t)))):
+        return "acting"
+    return "waiting"
+
+
+def whose_turn(rules: Rules, state: Encounter) -> str | None:
+    """``acting_token`` of ``turn_order`` without writing the rows (a forecast asks it
+    every step): the first acting member of the side whose turn it is, else its first
+    living member."""
+    if not isinstance(state.schedule, Round):
+        return None
+    rnd = state.schedule
+    if not 0 <= rnd.side < len(rnd.initiative.sides):
+        return None
+    members = rules.members(state, rnd.initiative.sides[rnd.side].side)
+    for t in members:
+        if row_state(rules, state, rnd, t, "acting", rules.busy(rnd, t) is not None) \
+                == "acting":
+            return t.id
+    return next((t.id for t in members if t.alive), None)
 
 
 def timeline(rules: Rules, state: Encounter) -> Timeline | None:
@@ -246,3 +269,10 @@ def move_uses(rules: Rules, state: Encounter, token: Token, plan: MovePlan) -> s
     if std > 0 and std_left == 0:
         tail = f"no standard action (no attack) after this; {tail}"
     return f"{head}; {tail}"
+
+
+def forecast_hints(rules: object) -> Hints:
+    """What the forecast's policy needs to know here (README "Forecast hints")."""
+    # Grappled and out of reach, or disarmed by a Slip, a combatant would otherwise wait
+    # for ever: break free, then pick the weapon up.
+    return Hints(prefer=("break_free", "pick_up"))

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from tacmap.engine.commands import AddToken, Command, EndTurn, Move, SetFog, StartCombat
 from tacmap.engine.errors import RuleError
-from tacmap.engine.options import acting_token, command_for
+from tacmap.engine.options import command_for
 from tacmap.engine.referee import Referee
 from tacmap.engine.statblock import defaults
 from tacmap.engine.state import Cell, Encounter, OutOfFight, Template, Token, marked_dead
@@ -282,6 +282,8 @@ class Driver:
         self.policy = policy
         self.table = Table(referee, rng or random.Random(0))
         self.tally = Tally()
+        # Commands ``offered`` sent at one version: one the referee refused is not sent again.
+        self._tried: tuple[int, set[Command]] = (-1, set())
         if not fog and referee.state.fog.enabled:
             # Fog is drawing, not rules: a forecast skips the vision work of every command.
             referee.execute(SetFog(False))
@@ -309,7 +311,7 @@ class Driver:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
-        actor = acting_token(state, ruleset.turn_order(state), out=ruleset.out_of_fight)
+        actor = ruleset.whose_turn(state)
         if actor is None or actor not in state.tokens:
             tally.ended += 1
             return self.send(EndTurn(), "End turn with nobody acting")
@@ -321,11 +323,15 @@ class Driver:
         choice = self.policy.choose(self.table, actor, options)
         if choice is None:
             ends = [o for o in options if o.key == "end_turn"]
-            if ends and not any(o.enabled for o in ends):
+            if not ends or any(o.enabled for o in ends):
+                tally.ended += 1
+                return self.send(EndTurn(), f"End turn of {actor}")
+            # End turn is greyed (a declared action must be made first, reflex): the
+            # turn goes on with what the ruleset offers, as a GM would have to.
+            choice = self.offered(actor, options)
+            if choice is None:
                 tally.problem(f"{actor} can neither act nor end the turn ({ends[0].reason})")
                 return False
-            tally.ended += 1
-            return self.send(EndTurn(), f"End turn of {actor}")
         option = choice.option
         tally.tried += 1
         tally.labels[option.label] += 1
@@ -334,6 +340,22 @@ class Driver:
         # A refusal is counted; the fight goes on, as at the table.
         self.send(choice.command(actor), f"{actor}: {option.label}{aimed}")
         return True
+
+    def offered(self, actor: str, options: Sequence[ActionOption]) -> Choice | None:
+        """An enabled option with a legal aim, for a turn that cannot end yet: one aimed
+        at its own target (``at``, a declaration) first, equals in the table's random
+        order; an option the referee refused in this state is not tried again."""
+        if self._tried[0] != self.referee.version:
+            self._tried = (self.referee.version, set())
+        enabled = [o for o in options if o.enabled and o.key != "end_turn"]
+        self.table.rng.shuffle(enabled)
+        enabled.sort(key=lambda o: not o.at)
+        for option in enabled:
+            choice = self.table.aim(actor, option)
+            if choice is not None and choice.command(actor) not in self._tried[1]:
+                self._tried[1].add(choice.command(actor))
+                return choice
+        return None
 
     def play(self, rounds: int = 20, max_steps: int = 3000, join: bool = False,
              stop: Callable[[Encounter], bool] | None = None) -> Tally:

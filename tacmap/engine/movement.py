@@ -265,6 +265,11 @@ def _local_way(state: Encounter, a: Cell, b: Cell, size: int, test: grid.StepTes
     return None
 
 
+#: Distance fields by what they depend on (walls, grid rule, bounds, start, footprint,
+#: diagonal parity, barred squares), across versions and encounters.
+_FIELDS: dict[tuple[object, ...], grid.DistanceField] = {}
+
+
 def _detour(
     state: Encounter, walls: Walls, token: Token, start: Cell, target: Cell, diagonals: int,
     fields: Fields | None, barred: Barred,
@@ -280,6 +285,11 @@ def _detour(
     key = (start, size * 2 + diagonals % 2, token.side)  # alternating: parity matters
     field = fields.get(key) if fields is not None else None
     bounds = (state.map.width - size + 1, state.map.height - size + 1)
+    # The same walls, start and barred squares give the same field, whatever the version:
+    # a rule checking a move mid-command (no version) or the next turn finds it here.
+    content = (walls, rule, bounds, start, size, diagonals % 2, frozenset(barred.items()))
+    if field is None:
+        field = _FIELDS.get(content)
     straight = grid.segment_cost(rule, start, target)
     budget = 3 * straight + 20
     # However far round the walls a path may wind, a search wider than this is a
@@ -291,6 +301,9 @@ def _detour(
                                         _step_test(walls, size, barred), diagonals)
             if fields is not None:
                 fields[key] = field
+            if len(_FIELDS) >= 512:
+                _FIELDS.clear()
+            _FIELDS[content] = field
         found = field.path_to(target)
         if found is not None or budget >= limit:
             return found

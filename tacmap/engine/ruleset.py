@@ -34,6 +34,7 @@ from tacmap.engine.dice import DiceSource, Roll
 from tacmap.engine.errors import InputError, RuleError
 from tacmap.engine.events import DiceRolled, Event, HpChanged
 from tacmap.engine.movement import MovePlan, Space, bars, plan_move
+from tacmap.engine.options import acting_token
 from tacmap.engine.statblock import StatBlock, StatField, check_stats, fields_of
 from tacmap.engine.state import (
     DIAGONAL_RULES,
@@ -307,13 +308,17 @@ class Ruleset:
         """What ``cmd`` would do; the default tries it on a copy with no dice."""
         if isinstance(cmd, Move):
             return self.preview_move(state, cmd, version)
-        trial = Resolution(state.copy(), _NoDice())
+        # Tried on the live state and rolled back, as a refused command is: exact (undo
+        # relies on the same events) and far cheaper than a copy of the encounter.
+        trial = Resolution(state, _NoDice())
         try:
             self.resolve(trial, cmd)
         except _DiceNeeded:
             return Preview(True)
         except RuleError as err:
             return Preview(False, str(err))
+        finally:
+            trial.rollback()
         return Preview(True)
 
     def preview_move(self, state: Encounter, cmd: Move, version: object = None) -> Preview:
@@ -394,6 +399,12 @@ class Ruleset:
         """The initiative panel, or None before combat: ``views.turn_order(rules, state)``."""
         view = self.own("views", "turn_order")
         return None if view is None else cast("TurnOrder | None", view(self, state))
+
+    def whose_turn(self, state: Encounter) -> str | None:
+        """The token whose actions are offered now, none selected: ``acting_token`` of the
+        turn order. A headless fight asks it every step; a ruleset whose turn order is
+        costly to build may answer directly, as long as the two agree."""
+        return acting_token(state, self.turn_order(state), out=self.out_of_fight)
 
     def timeline(self, state: Encounter) -> Timeline | None:
         """The phase timeline, for rulesets that have one: ``views.timeline(rules, state)``."""

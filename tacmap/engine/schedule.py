@@ -268,6 +268,10 @@ class OrderedTurns(Schedule, frozen=True, tag="ordered_turns"):
 # --------------------------------------------------------------------------- declare then act
 
 
+#: ``DeclareThenAct.declare_order`` by (keys, roll-offs): a pure function of the two.
+_DECLARE_ORDERS: dict[tuple[object, ...], tuple[str, ...]] = {}
+
+
 class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     """Seed 000 (``reflex``): declare from the lowest RFX up, then act from the highest down.
 
@@ -338,9 +342,16 @@ class DeclareThenAct(Schedule, frozen=True, tag="declare_then_act"):
     @property
     def declare_order(self) -> tuple[str, ...]:
         """Token ids from the first to declare (lowest RFX, lowest roll-off) to the last."""
-        seqs = dict(self.rolloffs)
-        ranked = sorted(self.keys, key=lambda p: (p[1], seqs.get(p[0], ())))
-        return tuple(w for w, _ in ranked)
+        key = (self.keys, self.rolloffs)
+        found = _DECLARE_ORDERS.get(key)
+        if found is None:
+            # The turn order asks it for every token at every step; it changes once a round.
+            seqs = dict(self.rolloffs)
+            ranked = sorted(self.keys, key=lambda p: (p[1], seqs.get(p[0], ())))
+            if len(_DECLARE_ORDERS) >= 1024:
+                _DECLARE_ORDERS.clear()
+            found = _DECLARE_ORDERS[key] = tuple(w for w, _ in ranked)
+        return found
 
     @property
     def act_order(self) -> tuple[str, ...]:
@@ -539,8 +550,18 @@ class SideInitiative(Schedule, frozen=True, tag="side_initiative"):
 # --------------------------------------------------------------------------- phase timeline
 
 
+_PHASE_AT: dict[str | int, int] = {
+    **{p: i for i, p in enumerate(SPEED_PHASES)},
+    **{int(p): i for i, p in enumerate(SPEED_PHASES) if p not in ("S", "F")}}
+
+
 def phase_index(phase: str | int) -> int:
     """Position of a speed-rank phase (``"S"``, ``-3`` … ``5``, ``"F"``) in ``SPEED_PHASES``."""
+    if phase.__class__ is not bool:
+        # The turn order asks this hundreds of times a step: a dict answers the usual case.
+        at = _PHASE_AT.get(phase)
+        if at is not None:
+            return at
     if isinstance(phase, bool):
         raise RuleError(f"There is no phase {phase!r}; phases are S, -3 to 5, and F.")
     label = str(phase).strip().upper()
@@ -715,7 +736,12 @@ class PhaseTimeline(Schedule, frozen=True, tag="phase_timeline"):
 
     def spanning(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions under way in ``phase``: started there or earlier, not ended."""
-        return tuple(a for a in self._now() if a.covers(phase))
+        if not self.actions:
+            return ()  # the usual case, asked for every combatant at every turn
+        at = phase_index(phase)  # once, not once an action
+        now = self.round
+        return tuple(a for a in self.actions
+                     if a.round == now and phase_index(a.start) <= at <= phase_index(a.end))
 
     def ending_at(self, phase: str | int) -> tuple[TimedAction, ...]:
         """This round's actions whose last phase this round is ``phase``."""

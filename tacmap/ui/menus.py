@@ -21,6 +21,7 @@ from tacmap.ui.groups import GroupActions
 from tacmap.ui.help import add_help_menu
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
+from tacmap.ui.panels.forecast import ForecastDock
 from tacmap.ui.panels.initiative import END_TURN_KEY
 from tacmap.ui.player import PlayerScreen
 from tacmap.ui.pointing import Pointing
@@ -94,6 +95,7 @@ class WindowMenus(QMainWindow):
     timeline_dock: QDockWidget
     pointing: Pointing
     dice_dock: QDockWidget
+    forecast: ForecastDock
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 keys: QKeySequence.StandardKey | str | None = None,
@@ -147,6 +149,8 @@ class WindowMenus(QMainWindow):
         self.dice_action.toggled.connect(combat.set_physical_dice)
         game.addSeparator()
         self.hp_key_actions = self.token_gm.add_keys(game)
+        game.addSeparator()
+        self._action(game, "&Forecast", lambda: self.forecast.open())
         self._build_menu(bar.addMenu("&Build"))
         self._tools_bar()
         view = bar.addMenu("&View")

@@ -43,6 +43,7 @@ from tacmap.ui.map.view import MapView
 from tacmap.ui.menus import WindowMenus
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.panels.dice import DicePanel, scrolled
+from tacmap.ui.panels.forecast import ForecastDock
 from tacmap.ui.panels.initiative import END_TURN_KEY, InitiativePanel
 from tacmap.ui.panels.log import LogPanel
 from tacmap.ui.panels.pools import PoolPanel
@@ -145,6 +146,7 @@ class MainWindow(WindowMenus):
         bar.setFixedHeight(bar.sizeHint().height())
         self.setStatusBar(bar)
         self.hint: MapHint | None = None
+        self.forecast = ForecastDock(self, self)  # Combat ▸ Forecast, GM only
         self.build_menus()
         self.bind(session)
         self.resize(1280, 800)

@@ -116,3 +116,34 @@ def test_a_newcomer_goes_to_the_free_cell_nearest_the_middle(registry: Registry)
     state = skirmish_referee(registry).state
     assert free_cell(state, (2, 1)) not in {t.cell for t in state.tokens.values()}
     assert free_cell(state, (5, 5)) == (5, 5)
+
+
+class EndsAtOnce:
+    """A policy that always wants to end the turn."""
+
+    def choose(self, table: Table, actor: str, options: Sequence[ActionOption]
+               ) -> Choice | None:
+        return None
+
+
+def test_a_turn_that_cannot_end_goes_on_with_the_declared_option(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End turn greyed until a declared attack is made (reflex): the driver makes the
+    attack aimed at its own target, not the other one, instead of giving up."""
+    ruleset = registry.get("skirmish")
+    declared = ActionOption("attack", "Attack Grul (declared)", "token", at="grul")
+    other = ActionOption("attack", "Attack", "token")
+
+    def actions_for(state: Encounter, actor: str) -> list[ActionOption]:
+        spent = isinstance(state.schedule, OrderedTurns) and state.schedule.actions_left < 2
+        if actor != "ana" or spent:
+            return [END]
+        return [other, declared, replace(END, enabled=False, reason="the declared attack first")]
+
+    monkeypatch.setattr(ruleset, "actions_for", actions_for)
+    referee = skirmish_referee(registry)
+    tally = Driver(referee, EndsAtOnce(), random.Random(2)).play(rounds=2)
+    assert tally.problems == []
+    assert tally.labels == {"Attack Grul (declared)": 2}
+    attacks = [e.command for e in referee.log if getattr(e.command, "target", "") == "grul"]
+    assert len(attacks) == 2

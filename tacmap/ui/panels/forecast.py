@@ -1,0 +1,429 @@
+"""Combat ▸ Forecast: who wins this fight, played out in the background (issue 28).
+
+A GM-only dock (the player view is another window and never shows it). The
+forecast runs in a worker thread, fight by fight, and the dock redraws as the
+fights come in: the win chances and the rounds as pyqtgraph charts, and each
+combatant's chance to drop and HP left. While it is open it runs again from
+the new state after each action. "What if" takes a combatant out, or adds one
+from the roster, and shows that forecast beside the one of the encounter as
+it is; the encounter itself never changes.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Protocol
+
+import numpy as np
+import pyqtgraph as pg
+
+from tacmap.engine.forecast import Forecast, forecast
+from tacmap.engine.ruleset import Ruleset
+from tacmap.engine.state import Encounter, Token
+from tacmap.ui.qt import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QObject,
+    QProgressBar,
+    QPushButton,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QThread,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from tacmap.ui.roster import RosterActions
+from tacmap.ui.session import Session
+
+#: Fights each forecast in the window plays (a few seconds; the first estimate comes
+#: after the first fight).
+FIGHTS = 200
+#: The seed of the window's forecasts: the same state gives the same picture.
+SEED = 1
+#: Colours of the forecast now and of the what-if.
+NOW, WHAT_IF = "#4a7ab8", "#d08a2c"
+
+
+class ForecastHost(Protocol):
+    """What the dock needs of the main window."""
+
+    session: Session
+    rosters: RosterActions
+
+    def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None:
+        """Qt's: dock a widget."""
+
+
+class Runner(QObject):
+    """Plays one forecast in its thread, telling the dock after every fight."""
+
+    progressed = Signal(str, object)
+    finished = Signal(str)
+
+    def __init__(self, which: str, state: Encounter, ruleset: Ruleset, fights: int) -> None:
+        super().__init__()
+        self.which = which
+        self.state = state
+        self.ruleset = ruleset
+        self.fights = fights
+        self.stop = False
+
+    def run(self) -> None:
+        """Play the fights (in the worker thread); each report is a copy, never shared."""
+        def told(result: Forecast) -> None:
+            self.progressed.emit(self.which, copy.deepcopy(result))
+
+        forecast(self.state, self.ruleset, self.fights, SEED, progress=told,
+                 cancelled=lambda: self.stop)
+        self.finished.emit(self.which)
+
+
+class Job:
+    """A forecast and the thread it runs in."""
+
+    def __init__(self, which: str, state: Encounter, ruleset: Ruleset, fights: int,
+                 panel: ForecastPanel) -> None:
+        self.thread = QThread()
+        self.runner = Runner(which, state, ruleset, fights)
+        self.runner.moveToThread(self.thread)
+        self.thread.started.connect(self.runner.run)
+        # Slots of the panel, a widget of the GUI thread: the reports are queued to it.
+        self.runner.progressed.connect(panel.progressed)
+        self.runner.finished.connect(panel.finished)
+        self.thread.start()
+
+    def cancel(self) -> None:
+        """Stop after the fight under way and wait for the thread."""
+        self.runner.stop = True
+        self.thread.quit()
+        self.thread.wait()
+
+    def done(self) -> None:
+        """The forecast is over: let the thread end."""
+        self.thread.quit()
+        self.thread.wait()
+
+
+class ForecastPanel(QWidget):
+    """The dock's contents: progress, Cancel, the charts, the table and the what-if."""
+
+    def __init__(self, fights: int = FIGHTS) -> None:
+        super().__init__()
+        self.fights = fights
+        self.state: Encounter | None = None
+        self.ruleset: Ruleset | None = None
+        self.jobs: dict[str, Job] = {}
+        self.serial = 0
+        self.results: dict[str, Forecast] = {}
+        self.what_if: Encounter | None = None
+        self.what_if_text = ""
+        self.roster: list[Token] = []
+        layout = QVBoxLayout(self)
+        self.title = QLabel("Open the forecast from Combat ▸ Forecast")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        row = QHBoxLayout()
+        self.bar = QProgressBar()
+        self.bar.setRange(0, fights)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        row.addWidget(self.bar, 1)
+        row.addWidget(self.cancel_button)
+        layout.addLayout(row)
+        self.wins = pg.PlotWidget(background="w")
+        self.wins.setTitle("Chance to win (%)", color="k")
+        self.wins.setMinimumHeight(150)
+        self.wins.setMaximumHeight(260)
+        self.wins.setMouseEnabled(False, False)
+        self.wins.hideButtons()
+        layout.addWidget(self.wins)
+        self.rounds = pg.PlotWidget(background="w")
+        self.rounds.setTitle("Fights by rounds (%)", color="k")
+        self.rounds.setLabel("bottom", "rounds")
+        self.rounds.setMinimumHeight(120)
+        self.rounds.setMaximumHeight(200)
+        self.rounds.setMouseEnabled(False, False)
+        self.rounds.hideButtons()
+        layout.addWidget(self.rounds)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Combatant", "Drops", "HP left", "What if"])
+        self.table.verticalHeader().setVisible(False)
+        # The names take what the numbers leave: the table fills the dock's width.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumHeight(160)
+        layout.addWidget(self.table, 1)
+        what = QHBoxLayout()
+        self.remove_box = QComboBox()
+        self.remove_button = QPushButton("Without")
+        self.remove_button.clicked.connect(self.remove_one)
+        self.add_box = QComboBox()
+        self.add_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.add_button = QPushButton("With")
+        self.add_button.clicked.connect(self.add_one)
+        self.clear_button = QPushButton("Clear what-if")
+        self.clear_button.clicked.connect(self.clear_what_if)
+        for w in (QLabel("What if:"), self.remove_box, self.remove_button, self.add_box,
+                  self.add_button, self.clear_button):
+            what.addWidget(w)
+        layout.addLayout(what)
+
+    # --- running ------------------------------------------------------------------
+
+    def show_state(self, state: Encounter, ruleset: Ruleset, roster: list[Token]) -> None:
+        """Forecast ``state`` (a copy is taken) afresh, and the what-if beside it if set."""
+        self.state, self.ruleset, self.roster = state.copy(), ruleset, roster
+        self.remove_box.clear()
+        for t in state.tokens.values():
+            self.remove_box.addItem(f"{t.name} ({t.side})", t.id)
+        self.add_box.clear()
+        for t in roster:
+            self.add_box.addItem(t.name, t.id)
+        if not roster:
+            self.add_box.addItem("(no roster)")
+        self.add_box.setEnabled(bool(roster))
+        self.add_button.setEnabled(bool(roster))
+        self.start("now", self.state)
+        if self.what_if is not None:
+            self.rebuild_what_if()
+
+    def start(self, which: str, state: Encounter) -> None:
+        """Run the forecast ``which`` ("now" or "what if") on ``state``."""
+        old = self.jobs.pop(which, None)
+        if old is not None:
+            old.cancel()
+        self.results.pop(which, None)
+        assert self.ruleset is not None
+        self.serial += 1
+        # Reports carry the job's own name: one still queued from a cancelled job of the
+        # same kind is told apart and dropped.
+        self.jobs[which] = Job(f"{which}#{self.serial}", state, self.ruleset, self.fights,
+                               self)
+        self.cancel_button.setEnabled(True)
+        self.redraw()
+
+    def _current(self, name: str) -> str | None:
+        which = name.split("#")[0]
+        job = self.jobs.get(which)
+        return which if job is not None and job.runner.which == name else None
+
+    def progressed(self, name: str, result: Forecast) -> None:
+        """More fights of the forecast ``name`` are in."""
+        which = self._current(name)
+        if which is not None:
+            self.results[which] = result
+            self.redraw()
+
+    def finished(self, name: str) -> None:
+        """A forecast is over: its thread is done with."""
+        which = self._current(name)
+        if which is None:
+            return
+        self.jobs.pop(which).done()
+        self.cancel_button.setEnabled(bool(self.jobs))
+        self.redraw()
+
+    def cancel(self) -> None:
+        """Stop every forecast under way (what is done so far stays shown)."""
+        for job in list(self.jobs.values()):
+            job.cancel()
+        self.jobs.clear()
+        self.cancel_button.setEnabled(False)
+        self.redraw()
+
+    def busy(self) -> bool:
+        """Whether a forecast is still running."""
+        return bool(self.jobs)
+
+    # --- what if ------------------------------------------------------------------
+
+    def remove_one(self) -> None:
+        """What if the combatant picked were not in the fight."""
+        tid = self.remove_box.currentData()
+        base = self.what_if if self.what_if is not None else self.state
+        if base is None or tid not in base.tokens:
+            return
+        self.what_if = base.copy()
+        name = self.what_if.tokens.pop(tid).name
+        self.what_if_text = _joined(self.what_if_text, f"without {name}")
+        self.start("what if", self.what_if)
+
+    def add_one(self) -> None:
+        """What if the roster entry picked joined the fight, next to its side."""
+        index = self.add_box.currentIndex()
+        base = self.what_if if self.what_if is not None else self.state
+        if base is None or not 0 <= index < len(self.roster):
+            return
+        self.what_if = base.copy()
+        token = _placed(self.what_if, self.roster[index])
+        self.what_if.tokens[token.id] = token
+        self.what_if_text = _joined(self.what_if_text, f"with {token.name}")
+        self.start("what if", self.what_if)
+
+    def rebuild_what_if(self) -> None:
+        """Keep the what-if's changes on the new state: forget it (the GM asks again)."""
+        self.clear_what_if()
+
+    def clear_what_if(self) -> None:
+        """Back to the encounter as it is."""
+        job = self.jobs.pop("what if", None)
+        if job is not None:
+            job.cancel()
+        self.what_if = None
+        self.what_if_text = ""
+        self.results.pop("what if", None)
+        self.redraw()
+
+    # --- drawing ------------------------------------------------------------------
+
+    def redraw(self) -> None:
+        """Charts, table and progress from the results so far."""
+        now = self.results.get("now")
+        other = self.results.get("what if")
+        done = now.fights if now is not None else 0
+        self.bar.setValue(done)
+        state = "running" if self.busy() else "done"
+        text = f"Forecast: {done} of {self.fights} fights ({state})"
+        if self.what_if_text:
+            text += f" — what if: {self.what_if_text} (orange)"
+        self.title.setText(text)
+        self._draw_wins(now, other)
+        self._draw_rounds(now, other)
+        self._fill_table(now, other)
+
+    def _draw_wins(self, now: Forecast | None, other: Forecast | None) -> None:
+        self.wins.clear()
+        if now is None:
+            return
+        sides = [*now.sides, "undecided"]
+        width = 0.38 if other is not None else 0.7
+        for k, (result, colour) in enumerate(((now, NOW), (other, WHAT_IF))):
+            if result is None or not result.fights:
+                continue
+            heights, lows, highs = [], [], []
+            for side in sides:
+                p, lo, hi = result.undecided_chance() if side == "undecided" \
+                    else result.win(side)
+                heights.append(100 * p)
+                lows.append(100 * (p - lo))
+                highs.append(100 * (hi - p))
+            xs = [i + (k - 0.5) * width if other is not None else i for i in range(len(sides))]
+            self.wins.addItem(pg.BarGraphItem(x=xs, height=heights, width=width,
+                                              brush=colour))
+            self.wins.addItem(pg.ErrorBarItem(x=np.array(xs),
+                                              y=np.array(heights),
+                                              top=np.array(highs),
+                                              bottom=np.array(lows), beam=0.1))
+        self.wins.getAxis("bottom").setTicks([list(enumerate(sides))])
+        self.wins.setYRange(0, 100)
+
+    def _draw_rounds(self, now: Forecast | None, other: Forecast | None) -> None:
+        self.rounds.clear()
+        for k, (result, colour) in enumerate(((now, NOW), (other, WHAT_IF))):
+            if result is None or not result.fights:
+                continue
+            xs = sorted(result.rounds)
+            ys = [100 * result.rounds[r] / result.fights for r in xs]
+            shift = (k - 0.5) * 0.4 if other is not None else 0.0
+            self.rounds.addItem(pg.BarGraphItem(x=[x + shift for x in xs], height=ys,
+                                                width=0.4 if other is not None else 0.8,
+                                                brush=colour))
+
+    def _fill_table(self, now: Forecast | None, other: Forecast | None) -> None:
+        if now is None:
+            self.table.setRowCount(0)
+            return
+        self.table.setRowCount(len(now.ids))
+        for k, (tid, name) in enumerate(zip(now.ids, now.names, strict=True)):
+            cells = [f"{name} ({now.token_sides[k]})", f"{100 * now.drop(k):.0f}%",
+                     f"{now.mean_hp(k):.1f} / {now.start_hp[k]}", ""]
+            if other is not None and other.fights:
+                cells[3] = (f"{100 * other.drop(other.ids.index(tid)):.0f}% drop"
+                            if tid in other.ids else "not in it")
+            for c, value in enumerate(cells):
+                self.table.setItem(k, c, QTableWidgetItem(value))
+
+    def closeEvent(self, event: object) -> None:
+        """Stop the threads with the dock."""
+        self.cancel()
+
+
+class ForecastDock:
+    """Combat ▸ Forecast: the dock, and when it runs again (a change to the encounter
+    while it is shown, looked for twice a second)."""
+
+    def __init__(self, window: QMainWindow, host: ForecastHost) -> None:
+        self.window = host
+        self.panel = ForecastPanel()
+        self.dock = QDockWidget("Forecast", window)
+        self.dock.setObjectName("forecast")
+        self.dock.setWidget(self.panel)
+        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.dock.visibilityChanged.connect(self._shown)
+        self.seen: tuple[int, int] | None = None
+        self.timer = QTimer(self.dock)
+        self.timer.setInterval(500)
+        self.timer.timeout.connect(self.check)
+
+    def open(self) -> None:
+        """Show the dock and forecast the encounter as it is now."""
+        self.dock.show()
+        self.dock.raise_()
+        self.seen = None
+        self.check()
+
+    def _shown(self, visible: bool) -> None:
+        if visible:
+            self.timer.start()
+        else:
+            self.timer.stop()
+            self.panel.cancel()
+
+    def check(self) -> None:
+        """Forecast again if the encounter changed since the last forecast."""
+        if not self.dock.isVisible():
+            return
+        referee = self.window.session.referee
+        now = (id(referee), referee.version)
+        if now == self.seen:
+            return
+        self.seen = now
+        roster = self.window.rosters.roster()
+        tokens = [e.token for e in roster.search(referee.state.ruleset)] if roster else []
+        self.panel.show_state(referee.state, referee.ruleset, tokens)
+
+
+def _joined(before: str, more: str) -> str:
+    return f"{before}, {more}" if before else more
+
+
+def _placed(state: Encounter, token: Token) -> Token:
+    """A copy of ``token`` with a free id, beside the first member of its side (or where
+    it was saved)."""
+    n, tid = 1, token.id
+    while tid in state.tokens:
+        n += 1
+        tid = f"{token.id}-{n}"
+    near = next((t.cell for t in state.tokens.values() if t.side == token.side), token.cell)
+    taken = {t.cell for t in state.tokens.values()}
+    x, y = near
+    for r in range(1, max(state.map.width, state.map.height)):
+        ring = [(x + dx, y + dy) for dx in range(-r, r + 1) for dy in range(-r, r + 1)
+                if max(abs(dx), abs(dy)) == r]
+        free = [c for c in ring if c not in taken and 0 <= c[0] < state.map.width
+                and 0 <= c[1] < state.map.height]
+        if free:
+            x, y = free[0]
+            break
+    return Token(tid, token.name if n == 1 else f"{token.name} {n}", token.side, x, y,
+                 token.size, token.max_hp, token.max_hp, dict(token.stats))

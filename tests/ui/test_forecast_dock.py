@@ -1,0 +1,121 @@
+"""Combat ▸ Forecast (issue 28): the GM's dock, run in the background, with a what-if."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+
+from tacmap.engine.commands import EndTurn
+from tacmap.ui.panels.forecast import ForecastPanel
+from tacmap.ui.qt import QApplication, QWidget, submenu
+from tacmap.ui.window import MainWindow
+
+FIGHTS = 20
+
+
+def wait_done(qtbot: object, panel: ForecastPanel) -> None:
+    qtbot.waitUntil(lambda: not panel.busy(), timeout=30000)  # type: ignore[attr-defined]
+
+
+def open_forecast(qtbot: object, window: MainWindow) -> ForecastPanel:
+    panel = window.forecast.panel
+    panel.fights = FIGHTS
+    panel.bar.setRange(0, FIGHTS)
+    combat = next(submenu(a, window) for a in window.menuBar().actions()
+                  if a.text() == "&Combat")
+    assert combat is not None
+    forecast = next(a for a in combat.actions() if a.text() == "&Forecast")
+    forecast.trigger()
+    assert window.forecast.dock.isVisible()
+    wait_done(qtbot, panel)
+    return panel
+
+
+def test_forecast_opens_runs_and_shows_every_combatant(qtbot: object, window: MainWindow
+                                                       ) -> None:
+    panel = open_forecast(qtbot, window)
+    now = panel.results["now"]
+    assert now.fights == FIGHTS
+    assert panel.bar.value() == FIGHTS
+    assert f"{FIGHTS} of {FIGHTS} fights (done)" in panel.title.text()
+    assert panel.table.rowCount() == len(window.session.referee.state.tokens)
+    names = {panel.table.item(r, 0).text() for r in range(panel.table.rowCount())}
+    assert "Ana (party)" in names
+    assert all(panel.table.item(r, 1).text().endswith("%") for r in range(4))
+    bars = [i for i in panel.wins.listDataItems() if isinstance(i, pg.BarGraphItem)]
+    assert len(bars) == 1, "one set of bars: no what-if yet"
+    heights = list(bars[0].opts["height"])
+    assert heights == pytest.approx([100 * now.win(s)[0] for s in now.sides]
+                                    + [100 * now.undecided_chance()[0]])
+    assert not panel.cancel_button.isEnabled()
+
+
+def test_the_player_view_never_shows_the_forecast(qtbot: object, window: MainWindow) -> None:
+    open_forecast(qtbot, window)
+    window.show_player_view()
+    player = window.player
+    assert player is not None
+    assert isinstance(player, QWidget)
+    assert player.findChildren(ForecastPanel) == []
+    assert window.forecast.panel.window() is window
+
+
+def test_it_runs_again_after_an_action(qtbot: object, window: MainWindow) -> None:
+    panel = open_forecast(qtbot, window)
+    first = panel.state
+    referee = window.session.referee
+    acting = referee.ruleset.turn_order(referee.state)
+    assert acting is not None
+    assert window.run(EndTurn())
+    qtbot.waitUntil(lambda: panel.state is not first, timeout=5000)  # type: ignore[attr-defined]
+    wait_done(qtbot, panel)
+    assert panel.state is not None and panel.state.schedule == referee.state.schedule
+    assert panel.results["now"].fights == FIGHTS
+
+
+def test_what_if_compares_without_changing_the_encounter(qtbot: object, window: MainWindow
+                                                         ) -> None:
+    panel = open_forecast(qtbot, window)
+    before = dict(window.session.referee.state.tokens)
+    version = window.session.referee.version
+    panel.remove_box.setCurrentIndex(panel.remove_box.findData("grul"))
+    panel.remove_one()
+    wait_done(qtbot, panel)
+    other = panel.results["what if"]
+    assert "grul" not in other.ids and "grul" in panel.results["now"].ids
+    assert "without Grul" in panel.title.text()
+    rows = {panel.table.item(r, 0).text(): panel.table.item(r, 3).text()
+            for r in range(panel.table.rowCount())}
+    assert rows["Grul (orcs)"] == "not in it"
+    assert rows["Ana (party)"].endswith("% drop")
+    assert window.session.referee.state.tokens == before
+    assert window.session.referee.version == version
+    panel.clear_what_if()
+    assert "what if" not in panel.results
+    assert all(panel.table.item(r, 3).text() == "" for r in range(panel.table.rowCount()))
+
+
+def test_cancel_stops_and_keeps_what_was_done(qtbot: object, window: MainWindow) -> None:
+    """A forecast far too long to finish: Cancel stops its worker (no fight is added
+    afterwards, late reports included) and the fights already played stay shown."""
+    panel = window.forecast.panel
+    huge = 1_000_000
+    panel.fights = huge
+    window.forecast.open()
+    qtbot.waitUntil(lambda: "now" in panel.results,  # type: ignore[attr-defined]
+                    timeout=60000)
+    job = panel.jobs["now"]
+    panel.cancel()
+    assert job.thread.isFinished(), "Cancel waits for the worker to stop"
+    assert not panel.busy() and not panel.cancel_button.isEnabled()
+    done = panel.results["now"].fights
+    assert 0 < done < huge
+    QApplication.processEvents()  # reports queued before the worker stopped are dropped
+    assert panel.results["now"].fights == done
+    assert f"{done} of {huge} fights (done)" in panel.title.text()
+
+
+@pytest.fixture(autouse=True)
+def close_dock(window: MainWindow) -> object:
+    yield None
+    window.forecast.panel.cancel()
