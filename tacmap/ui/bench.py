@@ -25,6 +25,22 @@ from tacmap.engine.state import Encounter
 if TYPE_CHECKING:  # Qt is imported only when the map figures run
     from tacmap.ui.map.view import MapView
 
+#: The end of both cold-start scripts: show ``window``, quit at the first paint of
+#: ``painted``, print the seconds since the launch (``t0``).
+_TO_FIRST_PAINT = textwrap.dedent("""
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                QApplication.instance().quit()
+            return False
+
+    watcher = FirstPaint()
+    painted.installEventFilter(watcher)
+    window.show()
+    app.exec()
+    print(time.time() - t0)
+""")
+
 COLD_START = textwrap.dedent("""
     import time, sys
     t0 = float(sys.argv[1])
@@ -32,46 +48,30 @@ COLD_START = textwrap.dedent("""
     from tacmap.ui.app import open_window
     from tacmap.ui.qt import QApplication, QObject, QEvent
 
-    class FirstPaint(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint:
-                QApplication.instance().quit()
-            return False
-
     app, window = open_window(Registry(), None)
-    watcher = FirstPaint()
-    window.view.viewport().installEventFilter(watcher)
-    window.show()
-    app.exec()
-    print(time.time() - t0)
-""")
+    painted = window.view.viewport()
+""") + _TO_FIRST_PAINT
 
-#: The floor of the cold start: the libraries the first paint needs (a Qt window,
-#: shapely and numpy, msgspec) imported and a window painted once, and nothing of
-#: tacmap's. pyqtgraph is not in it: tacmap imports it with the first chart.
+#: The floor of the cold start, as issue 29 (item 15) defines it: "Qt window, shapely
+#: and pyqtgraph imported, first paint" (msgspec too, which reads the file): the
+#: libraries imported and an empty map view in a main window painted once, nothing of
+#: tacmap's. pyqtgraph stays in the floor although tacmap now imports it with the first
+#: chart: what tacmap saves by that counts in its favour, as the issue asks.
 COLD_FLOOR = textwrap.dedent("""
     import time, sys
     t0 = float(sys.argv[1])
-    import msgspec, shapely
+    import msgspec, pyqtgraph, shapely
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QMainWindow
-
-    class FirstPaint(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint:
-                QApplication.instance().quit()
-            return False
 
     app = QApplication(sys.argv[:1])
     window = QMainWindow()
     view = QGraphicsView(QGraphicsScene(0, 0, 1200, 800))
     window.setCentralWidget(view)
-    watcher = FirstPaint()
-    view.viewport().installEventFilter(watcher)
-    window.show()
-    app.exec()
-    print(time.time() - t0)
-""")
+    painted = view.viewport()
+""") + _TO_FIRST_PAINT
+#: What the ratio's name says the floor is.
+FLOOR_IS = "Qt window, shapely, pyqtgraph and msgspec imported, first paint"
 
 
 def _started(state: Encounter, ruleset: Ruleset) -> None:
@@ -215,21 +215,38 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
     with tempfile.TemporaryDirectory() as home:
         _log_figures(registry, quick, measure, home)
 
-    # Cold start to a drawn window, in a fresh process, each run beside one of the
-    # floor's so that both see the same load on the machine.
-    samples, ratios = [], []
+    _cold_figures(quick, measure)
+
+
+def _cold_figures(quick: bool, measure: Measure) -> None:
+    """Cold start to a drawn window, each run beside one of the floor's in a fresh process,
+    so that both see the same load on the machine; the order alternates run by run.
+
+    Both start as an installed app does from its second start on: their bytecode is
+    compiled (by one start of each, not counted, into a cache folder of the bench's own:
+    ``PYTHONDONTWRITEBYTECODE`` would otherwise make every start compile tacmap anew
+    while the libraries' bytecode came with their wheels)."""
+    samples, floors, ratios = [], [], []
     with tempfile.TemporaryDirectory() as home:
         # A home of its own: an autosave left in the user's would stop the start at
         # the "restore the unsaved changes?" question.
         env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-                   TACMAP_HOME=home)
-        for _ in range(3 if quick else 7):
-            app_ms, floor_ms = (_cold(script, env) for script in (COLD_START, COLD_FLOOR))
+                   TACMAP_HOME=home, PYTHONPYCACHEPREFIX=str(Path(home) / "bytecode"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for script in (COLD_START, COLD_FLOOR):
+            _cold(script, env)
+        for run in range(3 if quick else 7):
+            if run % 2:
+                floor_ms, app_ms = _cold(COLD_FLOOR, env), _cold(COLD_START, env)
+            else:
+                app_ms, floor_ms = _cold(COLD_START, env), _cold(COLD_FLOOR, env)
             samples.append(app_ms)
+            floors.append(floor_ms)
             ratios.append(app_ms / floor_ms)
     measure("map: cold start to a drawn window (demo)", samples, 1500.0, "max")
-    measure("map: cold start ÷ its libraries' floor (Qt window, shapely, msgspec, first "
-            "paint), side by side", ratios, 1.1, "p50", "×")
+    measure(f"map: cold start floor ({FLOOR_IS})", floors, 1500.0, "max")
+    measure(f"map: cold start ÷ its libraries' floor ({FLOOR_IS}), side by side", ratios,
+            1.1, "p50", "×")
 
 
 def _cold(script: str, env: dict[str, str]) -> float:
