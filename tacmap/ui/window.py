@@ -19,6 +19,7 @@ from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.views import TurnOrder
+from tacmap.ui.after_paint import AfterFirstPaint
 from tacmap.ui.ask import (
     Ask,
     AskDice,
@@ -192,8 +193,9 @@ class MainWindow(WindowMenus):
         self.roster_panel.refresh()
         self.refresh()
         self.show_image_problems()
-        # Rasterise the walls once the window is up, so the first drag does not stall.
-        QTimer.singleShot(0, self._warm_walls)
+        # Rasterise the walls just after the map is first drawn, so the first drag does
+        # not stall and the first paint does not wait.
+        AfterFirstPaint(self.view.viewport(), self._warm_walls)
         self.view.fit()
         self.players.close()
 
