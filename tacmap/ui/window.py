@@ -19,7 +19,6 @@ from tacmap.engine.referee import Change, Entry
 from tacmap.engine.roster import Roster
 from tacmap.engine.ruleset import Registry
 from tacmap.engine.views import TurnOrder
-from tacmap.ui.after_paint import AfterFirstPaint
 from tacmap.ui.ask import (
     Ask,
     AskDice,
@@ -37,6 +36,7 @@ from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
 from tacmap.ui.groups import GroupActions
+from tacmap.ui.later import AfterFirstPaint
 from tacmap.ui.map.hint import EMPTY_MAP, FIRST_RUN, MapHint
 from tacmap.ui.map.look import acting
 from tacmap.ui.map.scene import MapScene

@@ -1,14 +1,35 @@
-"""Work a window's first paint does not need, done just after that paint (issue 29, item 15).
+"""What a window's first paint does not need (issue 29, item 15): modules imported when
+first used, and work done just after that paint.
 
-The GM sees the map sooner; what the first drag or the first chart needs is ready
-a moment later, before a hand reaches the mouse.
+The GM sees the map sooner; what the first drag or the first menu command needs is
+ready a moment later, or made when asked for.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import Any
 
 from tacmap.ui.qt import QEvent, QObject, QTimer, QWidget
+
+
+class OnFirstUse:
+    """Stands for the module ``name``, imported when one of its names is first read.
+
+    Declare the real module for the type checker beside it::
+
+        if TYPE_CHECKING:
+            from tacmap.ui import imports
+        else:
+            imports = OnFirstUse("tacmap.ui.imports")
+    """
+
+    def __init__(self, name: str) -> None:
+        self.module_name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self.module_name), attr)
 
 
 class AfterFirstPaint(QObject):
