@@ -4,6 +4,8 @@ Everything in ``tacmap.ui`` imports Qt names from here, so a binding change
 or a version workaround touches one file.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -101,7 +103,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QStatusBar,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionGraphicsItem,
     QStyleOptionViewItem,
@@ -218,6 +219,20 @@ __all__ = [
     "qVersion",
     "submenu",
 ]
+
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyle
+
+
+def __getattr__(name: str) -> Any:
+    """The Qt names made on first use: creating ``QStyle`` (its hundreds of enum values)
+    costs a window's cold start 7 ms, and only a selected log line needs it."""
+    if name == "QStyle":
+        from PySide6.QtWidgets import QStyle
+
+        return QStyle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def submenu(action: QAction, owner: QWidget) -> QMenu | None:

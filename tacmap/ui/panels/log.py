@@ -24,6 +24,7 @@ from tacmap.engine.events import Event
 from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
+from tacmap.ui import qt
 from tacmap.ui.panels.result import ResultStrip
 from tacmap.ui.qt import (
     QAbstractItemView,
@@ -40,7 +41,6 @@ from tacmap.ui.qt import (
     QSize,
     QStaticText,
     QStringListModel,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     Qt,
@@ -281,7 +281,9 @@ class LogDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         rect = option.rect
         palette = option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        # (qt.QStyle, not imported by name: Qt makes it when a log line is first drawn,
+        # not at start.)
+        selected = bool(option.state & qt.QStyle.StateFlag.State_Selected)
         if selected:
             painter.fillRect(rect, palette.highlight())
         painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
