@@ -23,7 +23,11 @@ from tacmap.engine.ruleset import Registry, Ruleset
 from tacmap.engine.state import Encounter
 
 if TYPE_CHECKING:  # Qt is imported only when the map figures run
+    from tacmap.engine.state import Token
+    from tacmap.ui.map.scene import MapScene
     from tacmap.ui.map.view import MapView
+    from tacmap.ui.player import PlayerView
+    from tacmap.ui.session import Session
 
 #: Both cold-start scripts quit at the first paint of the widget a ``FirstPaint`` watches.
 _FIRST_PAINT = """
@@ -330,13 +334,8 @@ def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measur
     """The player view repainted with fog while the GM drags one of the party."""
     from tacmap.engine import vision
     from tacmap.engine.benching import dungeon
-    from tacmap.engine.referee import Referee
     from tacmap.engine.state import Encounter, MapSpec, Token
     from tacmap.ui.map.scene import MapScene
-    from tacmap.ui.map.token_item import CELL
-    from tacmap.ui.map.view import MapView
-    from tacmap.ui.player import PlayerView
-    from tacmap.ui.qt import QApplication, QPointF
     from tacmap.ui.session import Session
 
     state = Encounter(ruleset.id, map=MapSpec(120, 120, walls=dungeon()),
@@ -352,18 +351,8 @@ def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measur
     event = vision.explored_event(state, walls)
     if event is not None:
         event.apply(state)
-    referee = Referee(state, ruleset)
-    view = MapView(MapScene(state, ruleset), referee)
-    view.resize(1280, 800)
-    view.show()
-    player = PlayerView(Session(registry, state))
-    player.resize(1280, 800)
-    player.show()
-    player.view.fit()
-    QApplication.processEvents()
     mover = state.tokens["p0"]
-    view.set_zoom(1.0)
-    view.centerOn(QPointF(mover.x * CELL, mover.y * CELL))
+    view, player = gm_and_player(Session(registry, state), MapScene(state, ruleset), mover)
     assert view.controller is not None
     view.controller.begin(mover.id, (0.5, 0.5))
     cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2) for i in range(reps)]
@@ -375,7 +364,35 @@ def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measur
 
     measure("fog: player-view repaint with fog during a drag (1,000 wall segments, "
             "8 party tokens, whole map)", time_runs(step, reps), 8.0, "p95")
-    view.controller.cancel()
+    put_away(view, player)
+
+
+def gm_and_player(session: Session, scene: MapScene, mover: Token
+                  ) -> tuple[MapView, PlayerView]:
+    """The GM's view of ``scene`` and the player view of ``session``, both 1280×800 and
+    shown (the players' fitted to the map), the GM's at 1:1 on ``mover``: a drag's start."""
+    from tacmap.ui.map.token_item import CELL
+    from tacmap.ui.map.view import MapView
+    from tacmap.ui.player import PlayerView
+    from tacmap.ui.qt import QApplication, QPointF
+
+    view = MapView(scene, session.referee)
+    view.resize(1280, 800)
+    view.show()
+    player = PlayerView(session)
+    player.resize(1280, 800)
+    player.show()
+    player.view.fit()
+    QApplication.processEvents()
+    view.set_zoom(1.0)
+    view.centerOn(QPointF(mover.x * CELL, mover.y * CELL))
+    return view, player
+
+
+def put_away(view: MapView, player: PlayerView) -> None:
+    """Drop the drag on ``view`` and take both views away."""
+    if view.controller is not None:
+        view.controller.cancel()
     player.hide()  # not close(): that would remember its place in the user's data folder
     player.deleteLater()
     view.close()
