@@ -224,8 +224,8 @@ def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
 
 def _distinct_sorted(values: np.ndarray) -> np.ndarray:
     """``np.unique`` of a 1-D array of finite numbers, without the masked-array check
-    whose first call imports numpy.ma (a fifth of a window's cold start: the demo's
-    fog is cast before its first paint)."""
+    whose first call imports numpy.ma (some 20 ms; the demo's fog is cast before the
+    window's first paint)."""
     out = np.sort(values)
     return out[np.concatenate(([True], out[1:] != out[:-1]))] if out.size else out
 
