@@ -53,7 +53,15 @@ class AfterFirstPaint(QObject):
         return False
 
     def run(self) -> None:
-        """Do the work now (once)."""
-        if not self.done:
-            self.done = True
+        """Do the work now (once), if the widget is still shown: a window closed or a map
+        replaced in the meantime has nothing to prepare, and its work could undo another's
+        (a cache the new map has just filled)."""
+        if self.done:
+            return
+        self.done = True
+        try:
+            shown = self.widget.isVisible()
+        except RuntimeError:  # the widget itself is gone
+            shown = False
+        if shown:
             self.work()

@@ -75,3 +75,27 @@ def test_a_ratio_figure_is_judged_on_its_median() -> None:
     figure = Figure("cold start ÷ floor", 1.05, 1.4, 1.1, "p50", 1.6, "×")
     assert figure.ok and figure.unit == "×"
     assert not Figure("cold start ÷ floor", 1.2, 1.2, 1.1, "p50", 1.2, "×").ok
+
+
+def test_work_after_the_first_paint_runs_once_and_only_for_a_widget_still_shown(
+        qtbot: object) -> None:
+    """The walls' raster waits for the map's first paint; a map closed before it runs
+    prepares nothing (its ruleset's cache may hold another window's walls by then)."""
+    from tacmap.ui.later import AfterFirstPaint
+    from tacmap.ui.qt import QApplication, QWidget
+
+    done: list[str] = []
+    kept, closed = QWidget(), QWidget()
+    AfterFirstPaint(kept, lambda: done.append("kept"))
+    AfterFirstPaint(closed, lambda: done.append("closed"))
+    kept.show()
+    closed.show()
+    assert done == []  # nothing before the paint
+    kept.repaint()
+    closed.repaint()
+    closed.hide()
+    QApplication.processEvents()
+    kept.repaint()
+    QApplication.processEvents()
+    assert done == ["kept"]
+    kept.close()
