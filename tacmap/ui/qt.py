@@ -231,6 +231,7 @@ def __getattr__(name: str) -> Any:
     if name == "QStyle":
         from PySide6.QtWidgets import QStyle
 
+        globals()[name] = QStyle  # from now on a plain name: paints read it per line
         return QStyle
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
