@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import os
 import re
 import shutil
@@ -142,6 +141,8 @@ def usage_line(parser: argparse.ArgumentParser) -> str:
 def unknown_command(word: str, parser: argparse.ArgumentParser) -> str:
     """The sentence for a first word that is neither a command nor a file."""
     names = list(subcommands(parser))
+    import difflib  # only for a mistyped command: not at every start of the window
+
     close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     hint = f"; did you mean `{close[0]}`?" if close else f" (commands: {', '.join(names)})"
     return f"unknown command {word!r}, and no file of that name{hint}"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 from tacmap.cli import build_parser
 from tacmap.cli_help import subcommands
 
@@ -14,3 +17,20 @@ def test_every_subcommand_has_a_description_and_an_example() -> None:
         for action in sub._actions:
             if action.dest != "help":
                 assert action.help or action.choices, f"tacmap {name}: {action.dest} unexplained"
+
+
+def test_the_window_s_own_command_lines_are_read_as_the_parser_reads_them(tmp_path: Path) -> None:
+    """``tacmap`` and ``tacmap FILE`` skip building the parser (issue 29 item 15): they must
+    mean what the parser would make of them, and every other command line goes to it."""
+    from tacmap.cli import COMMANDS, _window_only, _with_open
+
+    parser = build_parser()
+    assert set(COMMANDS) == set(subcommands(parser))
+    encounter = tmp_path / "fight.tacmap"
+    encounter.write_text("{}")
+    for words in ([], [str(encounter)], ["maps/fight.tacmap"]):
+        expected, _ = parser.parse_known_args(_with_open(list(words), parser))
+        assert vars(_window_only(words) or argparse.Namespace()) == vars(expected)
+    for words in (*([name] for name in COMMANDS), ["--version"], ["rulset"],
+                  [str(encounter), "extra"]):
+        assert _window_only(words) is None

@@ -187,13 +187,19 @@ def _bind(cls: type[msgspec.Struct]) -> Any:
     generic: Any = cls
     kind = generic[tuple(resolve(p.__bound__) if p.__bound__ else Any for p in params)] \
         if params else cls
-    for field in msgspec.structs.fields(cls):
+    for field in _fields(cls):
         for named in _mentioned(field.type):
             if issubclass(named, _BASES) and tag_of(named) is None:
                 raise TypeError(
                     f"{cls.__qualname__}.{field.name} holds any {named.__name__}: declare it "
                     f"with a TypeVar bound to {named.__name__}, as ScheduleChanged does")
     return kind
+
+
+def _fields(kind: Any) -> tuple[msgspec.structs.FieldInfo, ...]:
+    """``msgspec.structs.fields(kind)``, read once per record type: it evaluates the
+    class's annotations anew at each call, and opening a file asks for them twice."""
+    return _cached(("fields", kind), lambda: msgspec.structs.fields(kind))
 
 
 def _mentioned(kind: Any) -> list[type[msgspec.Struct]]:
@@ -552,7 +558,7 @@ class _Each:
 
 def _struct_fixer(kind: Any, made: dict[Any, Fixer | None]) -> Fixer | None:
     fields = []
-    for f in msgspec.structs.fields(kind):
+    for f in _fields(kind):
         sub = _fixer(f.type, made)
         if sub is not None:
             # The types that need fixing, when the field holds one of a union or a

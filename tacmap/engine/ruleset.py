@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
@@ -682,10 +681,12 @@ class _SourceOnly(importlib.machinery.SourceFileLoader):
         return compile(self.get_data(path), path, "exec", dont_inherit=True)
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
+class _SourceFinder:
     """Finds the modules of a user's ruleset package as ``.py`` files and folders only.
 
     Nothing else in the folder can be imported (no ``.pyc``, no compiled extension).
+    (A finder on ``sys.meta_path`` needs only ``find_spec``: deriving from
+    ``importlib.abc.MetaPathFinder`` would import ``importlib.resources`` at every start.)
     """
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,

@@ -196,7 +196,7 @@ class Sight:
         ends = np.vstack([segs[:, :2], segs[:, 2:]])
         dx, dy = ends[:, 0] - px, ends[:, 1] - py
         base = np.arctan2(dy[np.hypot(dx, dy) > 1e-9], dx[np.hypot(dx, dy) > 1e-9])
-        angles = np.unique(np.concatenate([base - EPS, base, base + EPS]))
+        angles = _distinct_sorted(np.concatenate([base - EPS, base, base + EPS]))
         angles = (angles + np.pi) % (2 * np.pi) - np.pi
         if arcs is not None:
             angles = angles[_inside(angles, arcs)]
@@ -230,6 +230,14 @@ def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
     which = t.argmin(axis=1)
     t = t[np.arange(len(t)), which]
     return which, np.where(np.isfinite(t), t, 0.0)
+
+
+def _distinct_sorted(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a 1-D array of finite numbers, without the masked-array check
+    whose first call imports numpy.ma (some 20 ms; the demo's fog is cast before the
+    window's first paint)."""
+    out = np.sort(values)
+    return out[np.concatenate(([True], out[1:] != out[:-1]))] if out.size else out
 
 
 def _inside(angles: np.ndarray, arcs: np.ndarray) -> np.ndarray:

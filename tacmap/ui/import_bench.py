@@ -54,11 +54,8 @@ def _first_drag(registry: Registry, ruleset: Ruleset, state: Encounter, images: 
 
     from tacmap.engine import uvtt, vision
     from tacmap.engine.state import Token
+    from tacmap.ui.bench import gm_and_player, put_away
     from tacmap.ui.map.scene import MapScene
-    from tacmap.ui.map.token_item import CELL
-    from tacmap.ui.map.view import MapView
-    from tacmap.ui.player import PlayerView
-    from tacmap.ui.qt import QApplication, QPointF
     from tacmap.ui.session import Session
 
     state = copy.deepcopy(state)
@@ -70,27 +67,15 @@ def _first_drag(registry: Registry, ruleset: Ruleset, state: Encounter, images: 
         event.apply(state)
     # Saved beside its image, as the imported file is: both views draw the map image.
     session = Session(registry, state, [], images.parent / "open.tacmap")
-    view = MapView(MapScene(state, ruleset, session.image_folder), session.referee)
-    view.resize(1280, 800)
-    view.show()
-    player = PlayerView(session)
-    player.resize(1280, 800)
-    player.show()
-    player.view.fit()
-    QApplication.processEvents()
     mover = state.tokens["p0"]
-    view.set_zoom(1.0)
-    view.centerOn(QPointF(mover.x * CELL, mover.y * CELL))
+    view, player = gm_and_player(session, MapScene(state, ruleset, session.image_folder), mover)
     assert view.controller is not None
     start = time.perf_counter()
     view.controller.begin(mover.id, (0.5, 0.5))
     view.controller.move_to((mover.x + 1.5, mover.y + 0.5))
     player.view.viewport().repaint()
     took = (time.perf_counter() - start) * 1000
-    view.controller.cancel()
-    player.hide()  # not close(): that would remember its place in the user's data folder
-    player.deleteLater()
-    view.close()
+    put_away(view, player)
     return took
 
 

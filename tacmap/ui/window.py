@@ -36,6 +36,7 @@ from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
 from tacmap.ui.groups import GroupActions
+from tacmap.ui.later import AfterFirstPaint
 from tacmap.ui.map.hint import EMPTY_MAP, FIRST_RUN, MapHint
 from tacmap.ui.map.look import acting
 from tacmap.ui.map.scene import MapScene
@@ -194,8 +195,9 @@ class MainWindow(WindowMenus):
         self.roster_panel.refresh()
         self.refresh()
         self.show_image_problems()
-        # Rasterise the walls once the window is up, so the first drag does not stall.
-        QTimer.singleShot(0, self._warm_walls)
+        # Rasterise the walls just after the map is first drawn, so the first drag does
+        # not stall and the first paint does not wait.
+        AfterFirstPaint(self.view.viewport(), self._warm_walls)
         self.view.fit()
         self.players.close()
 

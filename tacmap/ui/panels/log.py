@@ -24,6 +24,7 @@ from tacmap.engine.events import Event
 from tacmap.engine.narrate import line, sentence
 from tacmap.engine.referee import Entry
 from tacmap.engine.state import Encounter
+from tacmap.ui import qt
 from tacmap.ui.panels.result import ResultStrip
 from tacmap.ui.qt import (
     QAbstractItemView,
@@ -40,7 +41,6 @@ from tacmap.ui.qt import (
     QSize,
     QStaticText,
     QStringListModel,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     Qt,
@@ -117,11 +117,12 @@ class LogModel(QStringListModel):
             self._text[i] = lines
         return lines
 
-    def _make(self, i: int) -> list[str]:
+    def _make(self, i: int, said: str | None = None) -> list[str]:
         entry, state = self.entries[i], self.state
         assert state is not None
-        return [f"{i + 1}. {sentence(state, entry.command, entry.events)}",
-                *(_event_text(state, ev) for ev in entry.events)]
+        if said is None:
+            said = sentence(state, entry.command, entry.events)
+        return [f"{i + 1}. {said}", *(_event_text(state, ev) for ev in entry.events)]
 
     def line(self, row: int) -> tuple[bool, str]:
         """Row ``row`` as (is a heading, text)."""
@@ -163,12 +164,13 @@ class LogModel(QStringListModel):
         self.rows = [r for i in self.shown[self.first:] for r in self._lines_of(i)]
         self.setStringList([""] * len(self.rows))
 
-    def append(self, state: Encounter, entry: Entry) -> bool:
-        """Add ``entry`` (just executed); True when the filter shows it."""
+    def append(self, state: Encounter, entry: Entry, said: str | None = None) -> bool:
+        """Add ``entry`` (just executed); True when the filter shows it. ``said``: its
+        sentence, when the caller has made it already."""
         self.state = state
         i = len(self.entries)
         self.entries.append(entry)
-        self._text[i] = self._make(i)  # with the names it was made under
+        self._text[i] = self._make(i, said)  # with the names it was made under
         if self.who and self.who not in _about(entry)[0]:
             return False
         self.shown.append(i)
@@ -281,7 +283,9 @@ class LogDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         rect = option.rect
         palette = option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        # (qt.QStyle, not imported by name: Qt makes it when a log line is first drawn,
+        # not at start.)
+        selected = bool(option.state & qt.QStyle.StateFlag.State_Selected)
         if selected:
             painter.fillRect(rect, palette.highlight())
         painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
@@ -373,10 +377,12 @@ class LogPanel(QWidget):
         """Add one entry: its heading and its events."""
         if sync:
             self._sync_filter(state)
-        self.result.show_entry(state, entry)
+        # Said once, for the log's heading and the Last result's.
+        said = sentence(state, entry.command, entry.events)
+        self.result.show_entry(state, entry, said)
         bottom = self.lines.at_bottom()
         self._busy = True
-        if self.model.append(state, entry) and scroll:
+        if self.model.append(state, entry, said) and scroll:
             if bottom:
                 self.model.trim()
             self.lines.scrollToBottom()

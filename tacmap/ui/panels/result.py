@@ -47,9 +47,11 @@ def _line(state: Encounter, ev: Event) -> str:
     return esc(text)
 
 
-def result_lines(state: Encounter, entry: Entry) -> tuple[str, list[str]]:
-    """The heading (plain text) and the rich-text lines of ``entry``'s outcome."""
-    heading = sentence(state, entry.command, entry.events)
+def result_lines(state: Encounter, entry: Entry, said: str | None = None
+                 ) -> tuple[str, list[str]]:
+    """The heading (plain text) and the rich-text lines of ``entry``'s outcome; ``said`` is
+    the entry's sentence when the caller has made it already (the log has)."""
+    heading = sentence(state, entry.command, entry.events) if said is None else said
     lines = [line for ev in entry.events if isinstance(ev, SHOWN)
              if (line := _line(state, ev))]
     for reaction in reactions(state, entry.command, entry.events):
@@ -95,14 +97,19 @@ class ResultStrip(QScrollArea):
         self.setToolTip("")
         self.updateGeometry()
 
-    def show_entry(self, state: Encounter, entry: Entry) -> bool:
-        """Show ``entry`` if it decided something; True when it did (and is shown)."""
+    def show_entry(self, state: Encounter, entry: Entry, said: str | None = None) -> bool:
+        """Show ``entry`` if it decided something; True when it did (and is shown).
+
+        ``said``: the entry's sentence, when the caller has made it already."""
         if not is_result(entry):
             return False
-        heading, lines = result_lines(state, entry)
-        self.label.setText(f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines))
+        heading, lines = result_lines(state, entry, said)
+        text = f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines)
+        if text == self.label.text():
+            return True  # the same words again: nothing to lay out or draw anew
+        self.label.setText(text)
         # A squeezed dock scrolls the strip; hovering shows every line at once.
-        self.setToolTip(f"<p style='white-space:pre'>{self.label.text()}</p>")
+        self.setToolTip(f"<p style='white-space:pre'>{text}</p>")
         self.verticalScrollBar().setValue(0)
         self.updateGeometry()
         return True
