@@ -15,7 +15,6 @@ import copy
 from typing import Protocol
 
 import numpy as np
-import pyqtgraph as pg
 
 from tacmap.engine.forecast import Forecast, forecast
 from tacmap.engine.ruleset import Ruleset
@@ -137,6 +136,8 @@ class ForecastPanel(QWidget):
         row.addWidget(self.bar, 1)
         row.addWidget(self.cancel_button)
         layout.addLayout(row)
+        import pyqtgraph as pg  # with the dock's charts, not the window's first paint
+
         self.wins = pg.PlotWidget(background="w")
         self.wins.setTitle("Chance to win (%)", color="k")
         self.wins.setMinimumHeight(150)
@@ -301,6 +302,8 @@ class ForecastPanel(QWidget):
         self._fill_table(now, other)
 
     def _draw_wins(self, now: Forecast | None, other: Forecast | None) -> None:
+        import pyqtgraph as pg
+
         self.wins.clear()
         if now is None:
             return
@@ -327,6 +330,8 @@ class ForecastPanel(QWidget):
         self.wins.setYRange(0, 100)
 
     def _draw_rounds(self, now: Forecast | None, other: Forecast | None) -> None:
+        import pyqtgraph as pg
+
         self.rounds.clear()
         for k, (result, colour) in enumerate(((now, NOW), (other, WHAT_IF))):
             if result is None or not result.fights:
@@ -363,10 +368,9 @@ class ForecastDock:
 
     def __init__(self, window: QMainWindow, host: ForecastHost) -> None:
         self.window = host
-        self.panel = ForecastPanel()
+        self._panel: ForecastPanel | None = None
         self.dock = QDockWidget("Forecast", window)
         self.dock.setObjectName("forecast")
-        self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
         self.dock.hide()
         self.dock.visibilityChanged.connect(self._shown)
@@ -374,6 +378,15 @@ class ForecastDock:
         self.timer = QTimer(self.dock)
         self.timer.setInterval(500)
         self.timer.timeout.connect(self.check)
+
+    @property
+    def panel(self) -> ForecastPanel:
+        """The dock's contents, made when first wanted (its charts need pyqtgraph, which the
+        first paint of the window does not)."""
+        if self._panel is None:
+            self._panel = ForecastPanel()
+            self.dock.setWidget(self._panel)
+        return self._panel
 
     def open(self) -> None:
         """Show the dock and forecast the encounter as it is now."""
@@ -387,7 +400,8 @@ class ForecastDock:
             self.timer.start()
         else:
             self.timer.stop()
-            self.panel.cancel()
+            if self._panel is not None:
+                self._panel.cancel()
 
     def check(self) -> None:
         """Forecast again if the encounter changed since the last forecast."""
