@@ -182,10 +182,18 @@ class TurnRuleset(Ruleset, Generic[D]):
         turns = self.turns(state)
         token = state.token(actor)
         if turns.current != actor:
-            raise RuleError(f"it is not {token.name}'s turn")
+            raise RuleError(self.not_turn(state, actor))
         if self.out_of_fight(token):
-            raise RuleError(f"{token.name} is out of the fight")
+            raise RuleError(self.cannot_act(token))
         return token
+
+    def not_turn(self, state: Encounter, actor: str) -> str:
+        """The refusal when ``actor`` acts out of turn (override to word it your way)."""
+        return f"it is not {state.token(actor).name}'s turn"
+
+    def cannot_act(self, token: Token) -> str:
+        """The refusal when ``token``, out of the fight, tries to act on its turn."""
+        return f"{token.name} is out of the fight"
 
     def fighting(self, state: Encounter, token_id: str | None) -> bool:
         """Whether ``token_id`` is on the map and in the fight."""
@@ -275,14 +283,19 @@ class TurnRuleset(Ruleset, Generic[D]):
         elif isinstance(cmd, EndTurn):
             turns = self.turns(state)
             if cmd.actor and cmd.actor != turns.current:
-                raise RuleError(f"it is not {state.token(cmd.actor).name}'s turn")
+                raise RuleError(self.not_turn(state, cmd.actor))
             self.end_turn(ctx)
         elif isinstance(cmd, Reorder):
-            turns = self.turns(state)
-            new = turns.reorder(cmd.order)
-            ctx.emit(ScheduleChanged(turns, new, self.schedule_note(state, new, "reorder")))
+            self.reorder(ctx, cmd.order)
         else:
             super().resolve(ctx, cmd)
+
+    def reorder(self, ctx: Resolution, order: Sequence[str]) -> None:
+        """The GM sets the order: the same combatants, whoever acts keeps the turn (override
+        for a game whose GM may also leave combatants out or bring them in)."""
+        turns = self.turns(ctx.state)
+        new = turns.reorder(order)
+        ctx.emit(ScheduleChanged(turns, new, self.schedule_note(ctx.state, new, "reorder")))
 
     def attack(self, ctx: Resolution, token: Token, target: Token, weapon: str) -> None:
         """``token`` attacks ``target`` on its turn (override: the base has no attack)."""
@@ -462,12 +475,9 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Not its turn, no action left (a move that takes one), an occupied cell, too far."""
-        try:
-            self.acting(state, token.id)
-        except RuleError as err:
-            return str(err)
-        if self.turn.move_action and self.turns(state).actions_left == 0:
-            return f"{token.name} has no actions left this turn"
+        reason = self.move_turn_refusal(state, token)
+        if reason:
+            return reason
         end = plan.cells[-1]
         if len(plan.cells) < 2:
             return f"{token.name} is already at ({end[0]},{end[1]})"
@@ -475,6 +485,18 @@ class TurnRuleset(Ruleset, Generic[D]):
             if self.fighting(state, other):
                 return f"({end[0]},{end[1]}) is taken by {state.tokens[other].name}"
         return super().move_refusal(state, token, plan)
+
+    def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
+        """Why ``token`` may not move now as far as the turn goes: not its turn, out of the
+        fight, no action left for a move that takes one (override for free moves before
+        combat, or a turn shape of your own)."""
+        try:
+            self.acting(state, token.id)
+        except RuleError as err:
+            return str(err)
+        if self.turn.move_action and self.turns(state).actions_left == 0:
+            return f"{token.name} has no actions left this turn"
+        return None
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
         """What the move spends and leaves: ``4 m of 6 m; 2 m left this turn``."""
@@ -492,21 +514,29 @@ class TurnRuleset(Ruleset, Generic[D]):
         reason = plan.blocked or self.move_refusal(state, token, plan)
         if reason:
             raise RuleError(reason)
-        was = counts(self.turns(state))
+        # A ruleset may allow moves before combat (placing tokens): nothing is counted then.
+        was = counts(self.turns(state)) if self.in_combat(state) else TurnState(())
         self.move_spends(ctx, token, plan)
         walked = self.walk(ctx, token, plan, was.diagonals)
-        if walked < len(plan.cells) - 1:
+        cells = plan.cells[:walked + 1]
+        if walked < len(plan.cells) - 1 and self.in_combat(state):
             now = self.turns(state)
-            cells = plan.cells[:walked + 1]
             cost = grid.cells_cost(state.diagonal, cells, was.diagonals)
             new = counted(now, moved=was.moved + cost,
                           diagonals=was.diagonals + diagonal_steps(cells))
             if new != now:
                 ctx.emit(ScheduleChanged(now, new, self.schedule_note(state, new, "stop")))
+        self.moved(ctx, token, cells)
+
+    def moved(self, ctx: Resolution, token: Token, cells: Sequence[Cell]) -> None:
+        """``token``'s move is over, along ``cells`` (the part walked): emit what answers a
+        finished move (a game whose reactions come after the whole move, not on the way)."""
 
     def move_spends(self, ctx: Resolution, token: Token, plan: MovePlan) -> None:
         """Emit what the planned move spends before it is walked: an action (``move_action``),
-        and the metres and diagonals the turn counts."""
+        and the metres and diagonals the turn counts (nothing before combat)."""
+        if not self.in_combat(ctx.state):
+            return
         turns = self.turns(ctx.state)
         was = counts(turns)
         spent = turns.spend(1, token.id) if self.turn.move_action else turns
