@@ -275,7 +275,10 @@ class TurnRuleset(Ruleset, Generic[D]):
         if isinstance(cmd, StartCombat):
             self.start_combat(ctx, cmd.order)
         elif isinstance(cmd, Move):
-            self.move(ctx, self.acting(state, cmd.actor), cmd.path)
+            # Before combat ``move_turn_refusal`` says whether a move is allowed (placing).
+            mover = self.acting(state, cmd.actor) if self.in_combat(state) \
+                else state.token(cmd.actor)
+            self.move(ctx, mover, cmd.path)
         elif isinstance(cmd, Attack):
             self.attack(ctx, self.acting(state, cmd.actor), state.token(cmd.target), cmd.weapon)
         elif isinstance(cmd, Act):
@@ -482,9 +485,14 @@ class TurnRuleset(Ruleset, Generic[D]):
         if len(plan.cells) < 2:
             return f"{token.name} is already at ({end[0]},{end[1]})"
         for other in plan.occupants:
-            if self.fighting(state, other):
+            if other in state.tokens and self.holds_cell(state, state.tokens[other]):
                 return f"({end[0]},{end[1]}) is taken by {state.tokens[other].name}"
         return super().move_refusal(state, token, plan)
+
+    def holds_cell(self, state: Encounter, token: Token) -> bool:
+        """Whether a move may not end on ``token``'s square: while it is in the fight
+        (override where a fallen body still takes up the room)."""
+        return not self.out_of_fight(token)
 
     def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
         """Why ``token`` may not move now as far as the turn goes: not its turn, out of the
