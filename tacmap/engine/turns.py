@@ -138,6 +138,15 @@ def counted(turns: OrderedTurns, **changes: object) -> OrderedTurns:
     return replace(turns, **kept) if kept else turns
 
 
+def emit_move(ctx: Resolution, token: Token, plan: MovePlan) -> None:
+    """Emit a planned move nobody interrupts: one ``TokenMoved`` along it, then a
+    ``LeftReach`` for each reach it leaves, in the order it leaves them. How every move is
+    reported; also for rulesets whose round is not a turn order (phases, declarations)."""
+    ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
+    for enemy, step in plan.leaves:
+        ctx.emit(LeftReach(token.id, enemy, step))
+
+
 def diagonal_steps(cells: Sequence[Cell]) -> int:
     """How many steps of a route of neighbouring cells are diagonal."""
     return sum(1 for a, b in pairwise(cells) if a[0] != b[0] and a[1] != b[1])
@@ -575,9 +584,7 @@ class TurnRuleset(Ruleset, Generic[D]):
         state, cells = ctx.state, plan.cells
         stops = self.stops(state, token, cells)
         if not stops:
-            ctx.emit(TokenMoved(token.id, cells, plan.cost))
-            for enemy, step in plan.leaves:
-                ctx.emit(LeftReach(token.id, enemy, step))
+            emit_move(ctx, token, plan)
             return len(cells) - 1
         at = 0
         for index, enemy_id, trigger in [*stops, (len(cells) - 1, "", "enters")]:
