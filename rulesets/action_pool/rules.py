@@ -313,6 +313,18 @@ class ActionPool(TurnRuleset[Data]):
             self._refill_reactors(ctx, current)
         super().end_turn(ctx)
 
+    def first_up(self, ctx: Resolution, turns: OrderedTurns, was: int | None = None
+                 ) -> OrderedTurns:
+        if was is None or any(self.fighting(ctx.state, t) for t in turns.order):
+            return super().first_up(ctx, turns, was)
+        # Nobody left standing: the turn goes once round the order and stops, with one
+        # RoundChanged for the rounds it passed.
+        for _ in turns.order:
+            turns = turns.end_turn()
+        if turns.round != was:
+            ctx.emit(RoundChanged(ctx.state.round, turns.round))
+        return turns
+
     def turn_ended(self, ctx: Resolution, token: Token) -> None:
         turns = self.turns(ctx.state)
         if token.alive:
@@ -333,8 +345,11 @@ class ActionPool(TurnRuleset[Data]):
                 ctx.emit(ValueChanged(other.id, "reacted", other.values["reacted"], None,
                                       "refilled"))
 
-    def turn_started(self, ctx: Resolution, token: Token) -> None:
-        reactions.lapse(self, ctx, token)
+    def begin(self, ctx: Resolution) -> None:
+        # Prepared actions lapse as their owner's turn comes round, even a fallen owner's.
+        token = ctx.state.tokens.get(self.turns(ctx.state).current or "")
+        if token is not None:
+            reactions.lapse(self, ctx, token)
 
     def refill_pool(self, ctx: Resolution, token: Token, why: str) -> None:
         old = self.pool_size(token)
