@@ -851,6 +851,8 @@ class ActionPool(TurnRuleset[Data]):
         table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
         return Odds(success, table, drop)
 
+    # TurnRuleset draws its own panels: turn_order and actions_for stay, to keep seed
+    # 004's (views.py), even where the Ruleset base calls views by name.
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         return views.turn_order(self, state)
 

@@ -862,6 +862,8 @@ class Opposed(TurnRuleset[Data]):
 
     # --- what the panels ask ---------------------------------------------------------------
 
+    # TurnRuleset draws its own panels: turn_order and actions_for stay, to keep seed
+    # 003's (views.py), even where the Ruleset base calls views by name.
     def turn_order(self, state: Encounter) -> TurnOrder | None:
         return views.turn_order(self, state)
 
