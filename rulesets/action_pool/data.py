@@ -12,8 +12,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tacmap.engine import turns
 from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, RulesetData, Table
+from tacmap.engine.ruleset import Entry, Table
+from tacmap.engine.turns import TurnData
 from tacmap.engine.words import article
 
 #: A prepared dodge that answers an attack with any weapon: no weapon may take the name.
@@ -29,8 +31,9 @@ Shift = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
 Trigger = Literal["attacks", "leaves_reach", "enters_reach"]
 
 
-class Turn(Table):
-    """[turn]: the actions of a turn and what a move action covers."""
+class Turn(turns.Turn, kw_only=True):
+    """[turn]: the actions of a turn and what a move action covers (the engine's turn
+    machinery reads ``actions``; its other keys keep their defaults: the GM's order)."""
 
     actions: Count
     metres_per_move_action: Metres
@@ -171,7 +174,7 @@ class Ability(Entry):
             raise Invalid("trigger", "must be 'attacks' for a dodge")
 
 
-class Data(RulesetData, kw_only=True):
+class Data(TurnData, kw_only=True):
     """Everything ruleset.toml says besides [stat_block], checked once when the ruleset loads."""
 
     turn: Turn

@@ -4,7 +4,9 @@ README.md gives every rule with the seed's words and each choice made where the
 seed is silent; ruleset.toml holds every number. The turn order lives in
 ``state.schedule`` (an ``OrderedTurns``) and everything else the rules track
 lives in ``token.values``, both changed only through events, so undo, redo
-and replay are exact. The token values:
+and replay are exact. The turn bookkeeping (whose turn, skipping the fallen,
+round changes, the GM's order, walking a move) is the engine's ``TurnRuleset``;
+this file overrides the hooks where seed 004 differs. The token values:
 
 * ``pool``: dice in the combat pool.
 * ``faces``: the last pool roll, left to right.
@@ -21,20 +23,20 @@ and replay are exact. The token values:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import ClassVar
 
 from tacmap.engine import grid, odds
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.commands import Act, Attack, Command, Move
 from tacmap.engine.dice import MAX_DICE, Roll
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
     ConditionChanged,
     HpChanged,
-    LeftReach,
     RoundChanged,
     Said,
     ScheduleChanged,
-    TokenMoved,
     ValueChanged,
     condition_change,
 )
@@ -43,7 +45,8 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.records import Json
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset, token_error
 from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.turns import Occasion, TurnRuleset
 from tacmap.engine.views import Odds, Preview, Reaction
 from tacmap.engine.words import article, faces, plural
 
@@ -69,12 +72,15 @@ def _whole(value: Json, what: str) -> int:
 # --------------------------------------------------------------------------- the ruleset
 
 
-class ActionPool(Ruleset):
+class ActionPool(TurnRuleset[Data]):
     """Seed 004: the GM's turn order, two actions a turn, a pool that drains and refills."""
 
+    # Saved fights and transcripts hold a plain "ordered_turns": the moves of a turn are
+    # counted in actions, not metres, so the machinery's counts are not needed.
+    schedule: ClassVar[type[OrderedTurns]] = OrderedTurns
+
     def __init__(self, manifest: Manifest) -> None:
-        super().__init__(manifest)
-        self.data = manifest.tables(Data)
+        super().__init__(manifest, Data)
         self.triggers = self.data.prepare.triggers.words()
         self._need_stats()
         self.default_weapon = str(self.stat_block.default("weapon"))
@@ -176,12 +182,11 @@ class ActionPool(Ruleset):
 
     # --- turns -----------------------------------------------------------------
 
-    @staticmethod
-    def turns(state: Encounter) -> OrderedTurns:
+    def turns(self, state: Encounter) -> OrderedTurns:
         """The turn order, or RuleError before combat."""
-        if not isinstance(state.schedule, OrderedTurns):
+        if not self.in_combat(state):
             raise RuleError("combat has not started: the GM starts it and sets the order")
-        return state.schedule
+        return super().turns(state)
 
     @staticmethod
     def who(state: Encounter, token_id: str | None) -> str:
@@ -191,16 +196,12 @@ class ActionPool(Ruleset):
         token = state.tokens.get(token_id)
         return token.name if token else token_id
 
-    def acting(self, state: Encounter, actor: str) -> Token:
-        """The token, if it may act now; else RuleError saying why not."""
-        turns = self.turns(state)
-        token = state.token(actor)
-        if turns.current != actor:
-            raise RuleError(f"it is {self.who(state, turns.current)}'s turn, "
-                            f"not {token.name}'s")
-        if not token.alive:
-            raise RuleError(f"{token.name} is down and cannot act")
-        return token
+    def not_turn(self, state: Encounter, actor: str) -> str:
+        return f"it is {self.who(state, self.turns(state).current)}'s turn, " \
+               f"not {self.who(state, actor)}'s"
+
+    def cannot_act(self, token: Token) -> str:
+        return f"{token.name} is down and cannot act"
 
     def _check_actions(self, state: Encounter, token: Token, n: int, what: str) -> None:
         left = self.turns(state).actions_left
@@ -210,7 +211,7 @@ class ActionPool(Ruleset):
             raise RuleError(f"{token.name} has {plural(left, 'action')} left this turn; "
                             f"{what} needs {n}")
 
-    def spend(self, ctx: Resolution, token: Token, n: int, what: str) -> None:
+    def spend(self, ctx: Resolution, token: Token, n: int = 1, what: str = "") -> None:
         """Spend ``n`` of the turn's actions on ``what``, or RuleError if too few are left."""
         self._check_actions(ctx.state, token, n, what)
         turns = self.turns(ctx.state)
@@ -221,42 +222,47 @@ class ActionPool(Ruleset):
     # --- judging -----------------------------------------------------------------
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
-        if isinstance(cmd, Attack):
-            self._resolve_attack(ctx, cmd.actor, cmd.target, cmd.weapon, None)
-        elif isinstance(cmd, Move):
-            self._resolve_move(ctx, cmd)
-        elif isinstance(cmd, Act):
+        if isinstance(cmd, Act):
             self._resolve_act(ctx, cmd)
-        elif isinstance(cmd, EndTurn):
-            self._end_turn(ctx, cmd)
-        elif isinstance(cmd, StartCombat):
-            self._start_combat(ctx, cmd)
-        elif isinstance(cmd, Reorder):
-            self._reorder(ctx, cmd)
+        elif isinstance(cmd, Move):
+            # move_refusal says whose turn it is, after a blocked path: and before combat
+            # a Move is the GM placing tokens.
+            self.move(ctx, ctx.state.token(cmd.actor), cmd.path)
         else:
             super().resolve(ctx, cmd)
 
-    def _start_combat(self, ctx: Resolution, cmd: StartCombat) -> None:
+    def attack(self, ctx: Resolution, token: Token, target: Token, weapon: str) -> None:
+        self._resolve_attack(ctx, token.id, target.id, weapon, None)
+
+    def start_combat(self, ctx: Resolution, order: Sequence[str] = ()) -> None:
         state = ctx.state
         if state.schedule is not None:
             raise RuleError("combat has already started; the GM can change the order (reorder)")
-        order = cmd.order or tuple(t.id for t in state.tokens.values() if t.alive)
+        order = tuple(order) or tuple(t.id for t in state.tokens.values() if t.alive)
         for tid in order:
             if not state.token(tid).alive:
                 raise RuleError(f"{state.tokens[tid].name} is down and cannot join the fight")
-        turns = OrderedTurns.start(order, self.data.turn.actions)
-        ctx.emit(RoundChanged(state.round, 1))
+        super().start_combat(ctx, order)
+
+    def combat_starts(self, ctx: Resolution, order: Sequence[str]) -> None:
         for tid in order:
-            token = state.tokens[tid]
+            token = ctx.state.tokens[tid]
             for key in ("faces", DISCARDED, PREPARED, "reacted", "used"):
                 if key in token.values:
                     ctx.emit(ValueChanged(tid, key, token.values[key], None, "a new fight"))
             if PREPARED in token.conditions:
                 ctx.emit(condition_change(token, PREPARED, False))
             self._build_pool(ctx, token)
-        names = ", ".join(self.who(state, t) for t in order)
-        ctx.emit(ScheduleChanged(None, turns, f"turn order: {names}; "
-                                              f"{self.who(state, turns.current)}'s turn"))
+
+    def schedule_note(self, state: Encounter, new: OrderedTurns, occasion: Occasion) -> str:
+        if occasion == "start":
+            names = ", ".join(self.who(state, t) for t in new.order)
+            return f"turn order: {names}; {self.who(state, new.current)}'s turn"
+        if occasion == "turn":
+            return f"{self.who(state, new.current)}'s turn (round {new.round})"
+        if occasion == "join":
+            return f"{self.who(state, new.order[-1])} joins the fight, last in the order"
+        return super().schedule_note(state, new, occasion)
 
     def _build_pool(self, ctx: Resolution, token: Token) -> None:
         size, how = self._pool_base(token, self.weapon_in_hand(token))
@@ -265,18 +271,16 @@ class ActionPool(Ruleset):
 
     def joined(self, ctx: Resolution, token: Token) -> None:
         """A newcomer mid-combat takes the last place in the order, with a fresh pool."""
-        if not isinstance(ctx.state.schedule, OrderedTurns):
-            return
-        turns = self.turns(ctx.state)
-        ctx.emit(ScheduleChanged(turns, turns.add(token.id),
-                                 f"{token.name} joins the fight, last in the order"))
-        self._build_pool(ctx, token)
+        if self.in_combat(ctx.state):
+            super().joined(ctx, token)
+            self._build_pool(ctx, token)
 
-    def _reorder(self, ctx: Resolution, cmd: Reorder) -> None:
-        """GM override: the order becomes exactly ``cmd.order``; newcomers get a pool."""
+    def reorder(self, ctx: Resolution, order: Sequence[str]) -> None:
+        """GM override: the order becomes exactly ``order`` (leaving tokens out, bringing
+        others in); newcomers get a pool."""
         state = ctx.state
         turns = self.turns(state)
-        new = tuple(cmd.order)
+        new = tuple(order)
         for tid in new:
             state.token(tid)
         if not new:
@@ -302,17 +306,37 @@ class ActionPool(Ruleset):
             if "pool" not in state.tokens[tid].values:
                 self._build_pool(ctx, state.tokens[tid])
 
-    def _end_turn(self, ctx: Resolution, cmd: EndTurn) -> None:
-        state = ctx.state
-        turns = self.turns(state)
-        current = turns.current
-        if cmd.actor and cmd.actor != current:
-            raise RuleError(f"it is {self.who(state, current)}'s turn, "
-                            f"not {self.who(state, cmd.actor)}'s")
-        token = state.tokens.get(current) if current else None
-        if token is not None and token.alive:
+    def end_turn(self, ctx: Resolution) -> None:
+        current = self.turns(ctx.state).current
+        if current not in ctx.state.tokens:
+            # The acting token was taken off the map: those who reacted still refill.
+            self._refill_reactors(ctx, current)
+        super().end_turn(ctx)
+
+    def first_up(self, ctx: Resolution, turns: OrderedTurns, was: int | None = None
+                 ) -> OrderedTurns:
+        if was is None or any(self.fighting(ctx.state, t) for t in turns.order):
+            return super().first_up(ctx, turns, was)
+        # Nobody left standing: the turn goes once round the order and stops, with one
+        # RoundChanged for the rounds it passed.
+        for _ in turns.order:
+            turns = turns.end_turn()
+        if turns.round != was:
+            ctx.emit(RoundChanged(ctx.state.round, turns.round))
+        return turns
+
+    def turn_ended(self, ctx: Resolution, token: Token) -> None:
+        turns = self.turns(ctx.state)
+        if token.alive:
             idle = turns.actions_left == turns.actions_per_turn
             self.refill_pool(ctx, token, "end of turn" + (", no action taken" if idle else ""))
+        self._refill_reactors(ctx, token.id)
+        if token.values.get("reacted"):
+            ctx.emit(ValueChanged(token.id, "reacted", token.values["reacted"], None, "refilled"))
+
+    def _refill_reactors(self, ctx: Resolution, current: str | None) -> None:
+        """Pools spent on reaction rolls refill as the turn they were rolled in ends."""
+        state = ctx.state
         for other in state.tokens.values():
             if other.values.get("reacted") and other.id != current:
                 if other.alive:
@@ -320,22 +344,12 @@ class ActionPool(Ruleset):
                     self.refill_pool(ctx, other, f"reaction roll, end of {whose}'s turn")
                 ctx.emit(ValueChanged(other.id, "reacted", other.values["reacted"], None,
                                       "refilled"))
-        if token is not None and token.values.get("reacted"):
-            ctx.emit(ValueChanged(token.id, "reacted", token.values["reacted"], None, "refilled"))
-        nxt = turns.end_turn()
-        # Tokens that are down or gone keep their place but their turns are skipped.
-        for _ in range(len(nxt.order)):
-            t = state.tokens.get(nxt.current or "")
-            if t is not None and t.alive:
-                break
-            nxt = nxt.end_turn()
-        if nxt.round != turns.round:
-            ctx.emit(RoundChanged(state.round, nxt.round))
-        ctx.emit(ScheduleChanged(turns, nxt, f"{self.who(state, nxt.current)}'s turn "
-                                             f"(round {nxt.round})"))
-        starting = state.tokens.get(nxt.current or "")
-        if starting is not None:
-            reactions.lapse(self, ctx, starting)
+
+    def begin(self, ctx: Resolution) -> None:
+        # Prepared actions lapse as their owner's turn comes round, even a fallen owner's.
+        token = ctx.state.tokens.get(self.turns(ctx.state).current or "")
+        if token is not None:
+            reactions.lapse(self, ctx, token)
 
     def refill_pool(self, ctx: Resolution, token: Token, why: str) -> None:
         old = self.pool_size(token)
@@ -357,48 +371,37 @@ class ActionPool(Ruleset):
         return 0.0 if weapon.ranged else weapon.reach
 
     def move_budget(self, state: Encounter, token: Token) -> float | None:
-        if not isinstance(state.schedule, OrderedTurns):
+        if not self.in_combat(state):
             return None if self.data.turn.free_moves_before_combat else 0.0
-        turns = state.schedule
+        turns = self.turns(state)
         if turns.current != token.id or not token.alive:
             return 0.0
         return turns.actions_left * self.metres_per_action(token)
 
     def move_bands(self, state: Encounter, token: Token) -> tuple[float, ...]:
         """Where each move action's metres end: (10, 20) with two actions left."""
-        if not isinstance(state.schedule, OrderedTurns):
+        if not self.in_combat(state):
             return super().move_bands(state, token)
-        turns = state.schedule
+        turns = self.turns(state)
         if turns.current != token.id or not token.alive:
             return ()
         per = self.metres_per_action(token)
         return tuple(per * n for n in range(1, turns.actions_left + 1)) if per > 0 else ()
 
-    def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
-        if isinstance(state.schedule, OrderedTurns):
-            turns = state.schedule
-            if turns.current != token.id:
-                return f"it is {self.who(state, turns.current)}'s turn, not {token.name}'s"
-            if not token.alive:
-                return f"{token.name} is down and cannot act"
-            if turns.actions_left == 0:
-                return f"{token.name} has no actions left this turn"
-        elif not self.data.turn.free_moves_before_combat:
-            return "combat has not started: the GM places tokens with a free move"
-        end = plan.cells[-1]
-        if len(plan.cells) < 2:
-            return f"{token.name} is already at ({end[0]},{end[1]})"
-        for other_id in plan.occupants:
-            other = state.tokens[other_id]
-            if other.alive:
-                return f"({end[0]},{end[1]}) is taken by {other.name}"
-        return super().move_refusal(state, token, plan)
+    def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
+        if not self.in_combat(state):
+            return None if self.data.turn.free_moves_before_combat else \
+                "combat has not started: the GM places tokens with a free move"
+        reason = super().move_turn_refusal(state, token)
+        if reason is None and self.turns(state).actions_left == 0:
+            return f"{token.name} has no actions left this turn"
+        return reason
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
-        if not isinstance(state.schedule, OrderedTurns):
+        if not self.in_combat(state):
             return ""
         n = self._move_actions(token, plan.cost)
-        left = state.schedule.actions_left - n
+        left = self.turns(state).actions_left - n
         per = self.manifest.units.of(self.metres_per_action(token))
         spent = "one action" if n == 1 else f"{n} actions"
         tail = "no action left this turn" if left <= 0 else \
@@ -409,22 +412,15 @@ class ActionPool(Ruleset):
         per = self.metres_per_action(token)
         return max(1, math.ceil(cost / per - 1e-9)) if per > 0 else 1
 
-    def _resolve_move(self, ctx: Resolution, cmd: Move) -> None:
-        state = ctx.state
-        token = state.token(cmd.actor)
-        plan = self.plan(state, token, cmd.path)
-        reason = plan.blocked or self.move_refusal(state, token, plan)
-        if reason:
-            raise RuleError(reason)
-        combat = isinstance(state.schedule, OrderedTurns)
-        if combat:
+    def move_spends(self, ctx: Resolution, token: Token, plan: MovePlan) -> None:
+        if self.in_combat(ctx.state):
             n = self._move_actions(token, plan.cost)
             self.spend(ctx, token, n, f"a {plan.cost:g} m move")
-        ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
-        for enemy, step in plan.leaves:
-            ctx.emit(LeftReach(token.id, enemy, step))
-        if combat:
-            reactions.movement_reactions(self, ctx, token.id, plan.cells)
+
+    def moved(self, ctx: Resolution, token: Token, cells: Sequence[Cell]) -> None:
+        # Prepared actions and reaction abilities answer the whole move, in path order.
+        if self.in_combat(ctx.state):
+            reactions.movement_reactions(self, ctx, token.id, cells)
 
     # --- attacks -------------------------------------------------------------------
 
@@ -551,9 +547,9 @@ class ActionPool(Ruleset):
 
     def _maybe_over(self, ctx: Resolution) -> None:
         state = ctx.state
-        if not isinstance(state.schedule, OrderedTurns):
+        if not self.in_combat(state):
             return
-        sides = {t.side for tid in state.schedule.order
+        sides = {t.side for tid in self.turns(state).order
                  if (t := state.tokens.get(tid)) is not None and t.alive}
         if len(sides) == 1:
             ctx.emit(Said(f"everyone still standing is on the {sides.pop()} side"))
@@ -611,7 +607,7 @@ class ActionPool(Ruleset):
 
     def _wield(self, ctx: Resolution, actor: str, key: str) -> None:
         state = ctx.state
-        combat = isinstance(state.schedule, OrderedTurns)
+        combat = self.in_combat(state)
         token = self.acting(state, actor) if combat else state.token(actor)
         weapon = self.wield_check(token, key)
         if combat:

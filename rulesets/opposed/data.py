@@ -13,8 +13,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tacmap.engine import turns
 from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, RulesetData, Table
+from tacmap.engine.ruleset import Entry, Table
+from tacmap.engine.turns import TurnData
 
 DICE_PATTERN = r"^[1-9][0-9]?d[1-9][0-9]{0,2}$"
 #: Dice written "2d6": 1 to 99 dice of 1 to 999 faces.
@@ -78,8 +80,9 @@ class Flourish(Entry):
             raise Invalid("attack", "a flourish must add attack, damage or stun")
 
 
-class Turn(Table):
-    """[turn]: the shapes a turn may take, and movement."""
+class Turn(turns.Turn, kw_only=True):
+    """[turn]: the shapes a turn may take, and movement (the engine's turn machinery's
+    other keys keep their defaults: the order is the GM's or Reflex's, set by the rules)."""
 
     shapes: tuple[tuple[Kind, ...], ...]
     incapacitated_speed: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.5
@@ -130,7 +133,7 @@ class Surprise(Table):
     armour: bool = True
 
 
-class Data(RulesetData, kw_only=True):
+class Data(TurnData, kw_only=True):
     """Everything ruleset.toml says besides [stat_block], checked once when it loads."""
 
     tiers: tuple[Tier, ...]

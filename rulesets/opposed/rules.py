@@ -5,7 +5,10 @@ attacks of opportunity.
 README.md gives every rule with the seed's words and each choice made where the seed is
 silent; ruleset.toml holds every number. The round lives in ``state.schedule`` (a
 ``Turns``, the ``OrderedTurns`` of turns.py); the rest in ``token.values``, changed only
-through events, so undo, redo and replay are exact:
+through events, so undo, redo and replay are exact. The engine's ``TurnRuleset`` gives the
+GM's reorder, a newcomer's place, the End turn check and the refusals of a move (not the
+turn, an occupied cell, too far); the round itself (surprise, initiative, held turns, the
+turn shapes) and a run's attacks of opportunity are this file's, as seed 003 plays them:
 
 * ``stamina``, ``faith``: what is left to pay flourishes with (absent: the stat).
 * ``bonus``: ``(amount, why)``, a situational bonus the GM granted for the next attack.
@@ -21,11 +24,13 @@ through events, so undo, redo and replay are exact:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import ClassVar
 
 from msgspec.structs import replace
 
 from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.commands import Act, Attack, Command, Move
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
     ConditionChanged,
@@ -42,7 +47,9 @@ from tacmap.engine.geometry import line_of_sight
 from tacmap.engine.movement import MovePlan
 from tacmap.engine.records import Json, Text
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
+from tacmap.engine.schedule import OrderedTurns
 from tacmap.engine.state import Encounter, Token
+from tacmap.engine.turns import Occasion, TurnRuleset
 from tacmap.engine.views import Preview, Reaction
 
 from . import acts, views
@@ -77,12 +84,13 @@ def _mean(d: DiceSet) -> float:
     return d[0] * (d[1] + 1) / 2
 
 
-class Opposed(Ruleset):
+class Opposed(TurnRuleset[Data]):
     """Seed 003: the GM's order, turn shapes, and an opposed roll for every attack."""
 
+    schedule: ClassVar[type[OrderedTurns]] = Turns
+
     def __init__(self, manifest: Manifest) -> None:
-        super().__init__(manifest)
-        self.data: Data = manifest.tables(Data)
+        super().__init__(manifest, Data)
         block = self.stat_block
         for key in ("vigor", "speed", "weapon_sl", "form_sl", "defense_sl", "shield_sl",
                     "armour_sl", "reflex_sl", "stamina", "faith"):
@@ -144,7 +152,7 @@ class Opposed(Ruleset):
         """May take part in combat: attack, defend, threaten its reach."""
         return self.health(token) == "healthy"
 
-    def speed(self, token: Token) -> float:
+    def move_metres(self, token: Token) -> float:
         """Metres of one move action: half while incapacitated."""
         metres = float(self.stat(token, "speed"))
         if self.health(token) == INCAPACITATED:
@@ -157,8 +165,7 @@ class Opposed(Ruleset):
 
     # --- the turn ------------------------------------------------------------------
 
-    @staticmethod
-    def turns(state: Encounter) -> Turns:
+    def turns(self, state: Encounter) -> Turns:
         if not isinstance(state.schedule, Turns):
             raise RuleError("combat has not started: the GM starts it")
         return state.schedule
@@ -169,6 +176,10 @@ class Opposed(Ruleset):
             return "nobody"
         token = state.tokens.get(token_id)
         return token.name if token else token_id
+
+    def not_turn(self, state: Encounter, actor: str) -> str:
+        return f"it is {self.who(state, self.turns(state).current)}'s turn, " \
+               f"not {self.who(state, actor)}'s"
 
     def shapes(self, turns: Turns) -> tuple[tuple[str, ...], ...]:
         return SURPRISE_SHAPES if turns.surprise else self.data.turn.shapes
@@ -217,6 +228,8 @@ class Opposed(Ruleset):
     # --- judging -------------------------------------------------------------------
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
+        # Attacks, moves and actions check the turn shape first: the machinery takes the
+        # start, the end of a turn and the GM's order.
         if isinstance(cmd, Attack):
             self._attack(ctx, cmd.actor, cmd.target, cmd.weapon, None)
         elif isinstance(cmd, Move):
@@ -228,19 +241,14 @@ class Opposed(Ruleset):
             self._move(ctx, cmd.actor, cmd.path, cmd.opportunity)
         elif isinstance(cmd, Act):
             self._act(ctx, cmd)
-        elif isinstance(cmd, EndTurn):
-            self.end_turn(ctx, cmd.actor)
-        elif isinstance(cmd, StartCombat):
-            self._start(ctx, tuple(cmd.order))
-        elif isinstance(cmd, Reorder):
-            self._reorder(ctx, tuple(cmd.order))
         else:
             super().resolve(ctx, cmd)
 
     # --- starting, order, surprise -------------------------------------------------------
 
-    def _start(self, ctx: Resolution, order: tuple[str, ...]) -> None:
-        state = ctx.state
+    def start_combat(self, ctx: Resolution, order: Sequence[str] = ()) -> None:
+        """The surprise round first if anyone may act in it, else initiative."""
+        state, order = ctx.state, tuple(order)
         if state.schedule is not None:
             raise RuleError("combat has already started; the GM can drag the order")
         for tid in order:
@@ -305,9 +313,9 @@ class Opposed(Ruleset):
 
     def joined(self, ctx: Resolution, token: Token) -> None:
         """A newcomer takes the last place in the order (after the surprise round: it rolls)."""
-        turns = ctx.state.schedule
-        if not isinstance(turns, Turns):
+        if not self.in_combat(ctx.state):
             return
+        turns = self.turns(ctx.state)
         if turns.surprise:
             if turns.after:
                 ctx.emit(ScheduleChanged(turns, replace(turns, after=(*turns.after, token.id)),
@@ -315,25 +323,24 @@ class Opposed(Ruleset):
             else:
                 ctx.emit(Said(f"{token.name} joins the fight when initiative is set", token.id))
             return
-        ctx.emit(ScheduleChanged(turns, turns.add(token.id),
-                                 f"{token.name} joins the fight, last in the order"))
+        super().joined(ctx, token)
 
-    def _reorder(self, ctx: Resolution, order: tuple[str, ...]) -> None:
-        turns = self.turns(ctx.state)
-        new = turns.reorder(order)
-        names = ", ".join(self.who(ctx.state, t) for t in order)
-        ctx.emit(ScheduleChanged(turns, new, f"the GM sets the order: {names}"))
+    def schedule_note(self, state: Encounter, new: OrderedTurns, occasion: Occasion) -> str:
+        if occasion == "reorder":
+            return f"the GM sets the order: {', '.join(self.who(state, t) for t in new.order)}"
+        if occasion == "join":
+            return f"{self.who(state, new.order[-1])} joins the fight, last in the order"
+        return super().schedule_note(state, new, occasion)
 
     # --- ending turns -------------------------------------------------------------------
 
-    def end_turn(self, ctx: Resolution, actor: str) -> None:
-        """End the acting token's turn; the next one starts."""
+    def end_turn(self, ctx: Resolution) -> None:
+        """End the acting token's turn; the next one starts (back from a held turn, or
+        initiative after the surprise round). Only the dead are skipped: an unconscious
+        token keeps its place and an empty turn."""
         state = ctx.state
         turns = self.turns(state)
         current = turns.current
-        if actor and actor != current:
-            raise RuleError(f"it is {self.who(state, current)}'s turn, "
-                            f"not {self.who(state, actor)}'s")
         token = state.tokens.get(current or "")
         if token is not None:
             for key in TURN_VALUES:
@@ -443,14 +450,14 @@ class Opposed(Ruleset):
     # --- moving ---------------------------------------------------------------------------
 
     def move_budget(self, state: Encounter, token: Token) -> float | None:
-        if not isinstance(state.schedule, Turns):
+        if not self.in_combat(state):
             return None if self.data.turn.free_moves_before_combat else 0.0
-        turns = state.schedule
+        turns = self.turns(state)
         if self.turn_refusal(state, token.id) or self.stopped(token):
             return 0.0
         if token.values.get("withdrawing"):
-            return max(0.0, 2 * self.speed(token) - float(token.values.get("moved") or 0))
-        return self.speed(token) * self._moves_left(turns, token)
+            return max(0.0, 2 * self.move_metres(token) - float(token.values.get("moved") or 0))
+        return self.move_metres(token) * self._moves_left(turns, token)
 
     @staticmethod
     def stopped(token: Token) -> str:
@@ -469,37 +476,32 @@ class Opposed(Ruleset):
         return 0
 
     def move_bands(self, state: Encounter, token: Token) -> tuple[float, ...]:
-        if not isinstance(state.schedule, Turns):
+        if not self.in_combat(state):
             return super().move_bands(state, token)
-        n = self._moves_left(state.schedule, token)
-        per = self.speed(token)
+        n = self._moves_left(self.turns(state), token)
+        per = self.move_metres(token)
         return tuple(per * k for k in range(1, n + 1)) if per > 0 else ()
 
-    def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
-        if isinstance(state.schedule, Turns):
-            reason = self.turn_refusal(state, token.id)
-            if reason:
-                return reason
-            if self.stopped(token):
-                return self.stopped(token)
-            if self._moves_left(state.schedule, token) == 0:
-                return self.shape_refusal(state.schedule, token, ("move",))
-        elif not self.data.turn.free_moves_before_combat:
-            return "combat has not started: the GM places tokens with a free move"
-        end = plan.cells[-1]
-        if len(plan.cells) < 2:
-            return f"{token.name} is already at ({end[0]},{end[1]})"
-        for other_id in plan.occupants:
-            if state.tokens[other_id].alive:
-                return f"({end[0]},{end[1]}) is taken by {state.tokens[other_id].name}"
-        return super().move_refusal(state, token, plan)
+    def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
+        if not self.in_combat(state):
+            return None if self.data.turn.free_moves_before_combat else \
+                "combat has not started: the GM places tokens with a free move"
+        turns = self.turns(state)
+        reason = self.turn_refusal(state, token.id) or self.stopped(token)
+        if not reason and self._moves_left(turns, token) == 0:
+            reason = self.shape_refusal(turns, token, ("move",))
+        return reason or None
+
+    def holds_cell(self, state: Encounter, token: Token) -> bool:
+        # Only the dead leave their square: an unconscious body still takes up the room.
+        return token.alive
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
-        if not isinstance(state.schedule, Turns):
+        if not self.in_combat(state):
             return ""
-        turns = state.schedule
+        turns = self.turns(state)
         u = self.manifest.units
-        speed = self.speed(token)
+        speed = self.move_metres(token)
         # What leaving each reach brings, in the order the path leaves them.
         risks = views.opportunity_notes(self, state, token, plan.leaves)
         if token.values.get("withdrawing"):
@@ -544,16 +546,16 @@ class Opposed(Ruleset):
         reason = plan.blocked or self.move_refusal(state, token, plan)
         if reason:
             raise RuleError(reason)
-        if not isinstance(state.schedule, Turns):
+        if not self.in_combat(state):
             ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
             return
         withdrawing = bool(token.values.get("withdrawing"))
         if withdrawing:
             moved = float(token.values.get("moved") or 0) + plan.cost
             ctx.emit(ValueChanged(token.id, "moved", token.values.get("moved"), moved,
-                                  f"withdrawal: {moved:g} of {2 * self.speed(token):g} m"))
+                                  f"withdrawal: {moved:g} of {2 * self.move_metres(token):g} m"))
         else:
-            n = 1 if plan.cost <= self.speed(token) + 1e-9 else 2
+            n = 1 if plan.cost <= self.move_metres(token) + 1e-9 else 2
             self.take(ctx, token, ("move",) * n, f"{plan.cost:g} m")
         stop = len(plan.cells) - 1
         for enemy_id, step in sorted(plan.leaves, key=lambda p: p[1]):

@@ -25,11 +25,9 @@ from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder,
 from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
     DiceRolled,
-    LeftReach,
     RoundChanged,
     Said,
     ScheduleChanged,
-    TokenMoved,
     condition_change,
 )
 from tacmap.engine.geometry import line_of_sight
@@ -37,6 +35,7 @@ from tacmap.engine.movement import MovePlan
 from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
 from tacmap.engine.schedule import DeclareThenAct
 from tacmap.engine.state import Encounter, Token
+from tacmap.engine.turns import emit_move
 from tacmap.engine.views import (
     Declared,
     Preview,
@@ -684,9 +683,7 @@ class Reflex(Ruleset):
             self.set_round(ctx, replace(rnd, moved=(*rest, (token.id, moved))),
                            f"{token.name} moves {plan.cost:g} m (free: not a combat roll); "
                            f"{self.data.round.move_metres - moved:g} m left this round")
-        ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
-        for enemy, step in plan.leaves:
-            ctx.emit(LeftReach(token.id, enemy, step))
+        emit_move(ctx, token, plan)
 
     # ------------------------------------------------------------------ previews
 

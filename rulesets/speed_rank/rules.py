@@ -27,11 +27,9 @@ from tacmap.engine.errors import RuleError
 from tacmap.engine.events import (
     DiceRolled,
     HpChanged,
-    LeftReach,
     RoundChanged,
     Said,
     ScheduleChanged,
-    TokenMoved,
     ValueChanged,
     condition_change,
 )
@@ -49,6 +47,7 @@ from tacmap.engine.schedule import (
 )
 from tacmap.engine.state import Encounter, Token
 from tacmap.engine.templates import removal
+from tacmap.engine.turns import emit_move
 from tacmap.engine.views import Odds, Preview
 from tacmap.engine.words import plural, possessive
 
@@ -853,9 +852,7 @@ class SpeedRank(Ruleset):
         else:
             self.place(ctx, token, "move", 1, f"{token.name} moves {self.dist(plan.cost)}",
                        self.costs.move)
-        ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
-        for enemy, step in plan.leaves:
-            ctx.emit(LeftReach(token.id, enemy, step))
+        emit_move(ctx, token, plan)
 
     # ------------------------------------------------------------------ other actions
 

@@ -138,6 +138,15 @@ def counted(turns: OrderedTurns, **changes: object) -> OrderedTurns:
     return replace(turns, **kept) if kept else turns
 
 
+def emit_move(ctx: Resolution, token: Token, plan: MovePlan) -> None:
+    """Emit a planned move nobody interrupts: one ``TokenMoved`` along it, then a
+    ``LeftReach`` for each reach it leaves, in the order it leaves them. How every move is
+    reported; also for rulesets whose round is not a turn order (phases, declarations)."""
+    ctx.emit(TokenMoved(token.id, plan.cells, plan.cost))
+    for enemy, step in plan.leaves:
+        ctx.emit(LeftReach(token.id, enemy, step))
+
+
 def diagonal_steps(cells: Sequence[Cell]) -> int:
     """How many steps of a route of neighbouring cells are diagonal."""
     return sum(1 for a, b in pairwise(cells) if a[0] != b[0] and a[1] != b[1])
@@ -193,10 +202,18 @@ class TurnRuleset(Ruleset, Generic[D]):
         turns = self.turns(state)
         token = state.token(actor)
         if turns.current != actor:
-            raise RuleError(f"it is not {token.name}'s turn")
+            raise RuleError(self.not_turn(state, actor))
         if self.out_of_fight(token):
-            raise RuleError(f"{token.name} is out of the fight")
+            raise RuleError(self.cannot_act(token))
         return token
+
+    def not_turn(self, state: Encounter, actor: str) -> str:
+        """The refusal when ``actor`` acts out of turn (override to word it your way)."""
+        return f"it is not {state.token(actor).name}'s turn"
+
+    def cannot_act(self, token: Token) -> str:
+        """The refusal when ``token``, out of the fight, tries to act on its turn."""
+        return f"{token.name} is out of the fight"
 
     def fighting(self, state: Encounter, token_id: str | None) -> bool:
         """Whether ``token_id`` is on the map and in the fight."""
@@ -282,7 +299,10 @@ class TurnRuleset(Ruleset, Generic[D]):
         if isinstance(cmd, StartCombat):
             self.start_combat(ctx, cmd.order)
         elif isinstance(cmd, Move):
-            self.move(ctx, self.acting(state, cmd.actor), cmd.path)
+            # Before combat ``move_turn_refusal`` says whether a move is allowed (placing).
+            mover = self.acting(state, cmd.actor) if self.in_combat(state) \
+                else state.token(cmd.actor)
+            self.move(ctx, mover, cmd.path)
         elif isinstance(cmd, Attack):
             self.attack(ctx, self.acting(state, cmd.actor), state.token(cmd.target), cmd.weapon)
         elif isinstance(cmd, Act):
@@ -290,14 +310,19 @@ class TurnRuleset(Ruleset, Generic[D]):
         elif isinstance(cmd, EndTurn):
             turns = self.turns(state)
             if cmd.actor and cmd.actor != turns.current:
-                raise RuleError(f"it is not {state.token(cmd.actor).name}'s turn")
+                raise RuleError(self.not_turn(state, cmd.actor))
             self.end_turn(ctx)
         elif isinstance(cmd, Reorder):
-            turns = self.turns(state)
-            new = turns.reorder(cmd.order)
-            ctx.emit(ScheduleChanged(turns, new, self.schedule_note(state, new, "reorder")))
+            self.reorder(ctx, cmd.order)
         else:
             super().resolve(ctx, cmd)
+
+    def reorder(self, ctx: Resolution, order: Sequence[str]) -> None:
+        """The GM sets the order: the same combatants, whoever acts keeps the turn (override
+        for a game whose GM may also leave combatants out or bring them in)."""
+        turns = self.turns(ctx.state)
+        new = turns.reorder(order)
+        ctx.emit(ScheduleChanged(turns, new, self.schedule_note(ctx.state, new, "reorder")))
 
     def attack(self, ctx: Resolution, token: Token, target: Token, weapon: str) -> None:
         """``token`` attacks ``target`` on its turn (override: the base has no attack)."""
@@ -482,19 +507,33 @@ class TurnRuleset(Ruleset, Generic[D]):
 
     def move_refusal(self, state: Encounter, token: Token, plan: MovePlan) -> str | None:
         """Not its turn, no action left (a move that takes one), an occupied cell, too far."""
+        reason = self.move_turn_refusal(state, token)
+        if reason:
+            return reason
+        end = plan.cells[-1]
+        if len(plan.cells) < 2:
+            return f"{token.name} is already at ({end[0]},{end[1]})"
+        for other in plan.occupants:
+            if other in state.tokens and self.holds_cell(state, state.tokens[other]):
+                return f"({end[0]},{end[1]}) is taken by {state.tokens[other].name}"
+        return super().move_refusal(state, token, plan)
+
+    def holds_cell(self, state: Encounter, token: Token) -> bool:
+        """Whether a move may not end on ``token``'s square: while it is in the fight
+        (override where a fallen body still takes up the room)."""
+        return not self.out_of_fight(token)
+
+    def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
+        """Why ``token`` may not move now as far as the turn goes: not its turn, out of the
+        fight, no action left for a move that takes one (override for free moves before
+        combat, or a turn shape of your own)."""
         try:
             self.acting(state, token.id)
         except RuleError as err:
             return str(err)
         if self.turn.move_action and self.turns(state).actions_left == 0:
             return f"{token.name} has no actions left this turn"
-        end = plan.cells[-1]
-        if len(plan.cells) < 2:
-            return f"{token.name} is already at ({end[0]},{end[1]})"
-        for other in plan.occupants:
-            if self.fighting(state, other):
-                return f"({end[0]},{end[1]}) is taken by {state.tokens[other].name}"
-        return super().move_refusal(state, token, plan)
+        return None
 
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
         """What the move spends and leaves: ``4 m: 2 m left this turn``."""
@@ -512,20 +551,29 @@ class TurnRuleset(Ruleset, Generic[D]):
         reason = plan.blocked or self.move_refusal(state, token, plan)
         if reason:
             raise RuleError(reason)
-        was = counts(self.turns(state))
+        # A ruleset may allow moves before combat (placing tokens): nothing is counted then.
+        was = counts(self.turns(state)) if self.in_combat(state) else TurnState(())
         self.move_spends(ctx, token, plan)
         walked = self.walk(ctx, token, plan, was.diagonals)
-        if walked < len(plan.cells) - 1:
+        cells = plan.cells[:walked + 1]
+        if walked < len(plan.cells) - 1 and self.in_combat(state):
             now = self.turns(state)
             cost = costs_along(state.diagonal, plan.cells, was.diagonals, plan.cost)[walked]
             new = counted(now, moved=was.moved + cost,
                           diagonals=was.diagonals + diagonal_steps(plan.cells[:walked + 1]))
             if new != now:
                 ctx.emit(ScheduleChanged(now, new, self.schedule_note(state, new, "stop")))
+        self.moved(ctx, token, cells)
+
+    def moved(self, ctx: Resolution, token: Token, cells: Sequence[Cell]) -> None:
+        """``token``'s move is over, along ``cells`` (the part walked): emit what answers a
+        finished move (a game whose reactions come after the whole move, not on the way)."""
 
     def move_spends(self, ctx: Resolution, token: Token, plan: MovePlan) -> None:
         """Emit what the planned move spends before it is walked: an action (``move_action``),
-        and the metres and diagonals the turn counts."""
+        and the metres and diagonals the turn counts (nothing before combat)."""
+        if not self.in_combat(ctx.state):
+            return
         turns = self.turns(ctx.state)
         was = counts(turns)
         spent = turns.spend(1, token.id) if self.turn.move_action else turns
@@ -556,9 +604,7 @@ class TurnRuleset(Ruleset, Generic[D]):
         state, cells = ctx.state, plan.cells
         stops = self.stops(state, token, cells)
         if not stops:
-            ctx.emit(TokenMoved(token.id, cells, plan.cost))
-            for enemy, step in plan.leaves:
-                ctx.emit(LeftReach(token.id, enemy, step))
+            emit_move(ctx, token, plan)
             return len(cells) - 1
         at = 0
         along = costs_along(state.diagonal, cells, before, plan.cost)
@@ -580,7 +626,11 @@ class TurnRuleset(Ruleset, Generic[D]):
     # --- what the panels ask ------------------------------------------------------------
 
     def turn_order(self, state: Encounter) -> TurnOrder | None:
-        """The order of play, the acting token first among equals; None before combat."""
+        """The order of play, the acting token first among equals; None before combat (the
+        folder's ``views.turn_order(rules, state)`` instead, when it has one)."""
+        own = self.own("views", "turn_order")
+        if own is not None:
+            return own(self, state)  # type: ignore[no-any-return]
         if not self.in_combat(state):
             return None
         turns = self.turns(state)
@@ -625,7 +675,11 @@ class TurnRuleset(Ruleset, Generic[D]):
         return ActionOption(key, label, target, enabled=not reason, reason=reason)
 
     def actions_for(self, state: Encounter, actor: str) -> list[ActionOption]:
-        """``options``, then Move and End turn, for the acting token; nothing for the others."""
+        """``options``, then Move and End turn, for the acting token; nothing for the others
+        (the folder's ``views.actions_for(rules, state, actor)`` instead, when it has one)."""
+        own = self.own("views", "actions_for")
+        if own is not None:
+            return list(own(self, state, actor))
         token = state.tokens.get(actor)
         if not self.in_combat(state) or token is None or self.turns(state).current != actor:
             return []

@@ -267,3 +267,59 @@ def test_a_move_walked_in_parts_costs_what_its_plan_said(
     assert len(parts) == 2 and parts[0].path[-1] == parts[1].path[0]
     assert sum(p.cost for p in parts) == pytest.approx(plan.cost)
     assert turns(referee).moved == pytest.approx(plan.cost)
+
+
+def test_a_ruleset_words_its_own_refusals_of_a_turn(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "not_turn", lambda state, actor: f"wait, {actor}")
+    monkeypatch.setattr(rules, "cannot_act", lambda token: f"{token.name} is down")
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("ana", "bo")))
+    assert referee.preview(Move("bo", ((2, 4),))).reason == "wait, bo"
+    with pytest.raises(RuleError, match=r"^wait, bo$"):
+        referee.execute(EndTurn("bo"))
+    referee.execute(SetCondition("ana", "dead"))
+    assert referee.preview(Move("ana", ((1, 7),))).reason == "Ana is down"
+
+
+def test_a_fallen_body_may_still_take_up_its_square(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "holds_cell", lambda state, token: True)
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("bo", "ana")))
+    referee.execute(SetCondition("ana", "dead"))
+    refused = referee.preview(Move("bo", ((1, 1),)))
+    assert not refused.legal and refused.reason == "(1,1) is taken by Ana"
+
+
+def test_a_ruleset_may_allow_moves_before_combat_and_answer_a_finished_move(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    finished: list[tuple[str, tuple[tuple[int, int], ...]]] = []
+    monkeypatch.setattr(rules, "move_turn_refusal", lambda state, token: None)
+    monkeypatch.setattr(rules, "move_budget", lambda state, token: None)
+    monkeypatch.setattr(rules, "moved", lambda ctx, token, cells: finished.append(
+        (token.id, tuple(cells))))
+    referee = skirmish_referee(registry)
+    events = referee.execute(Move("bo", ((2, 4),)))
+    # Placing a token before combat: no turn to count it against, only the move.
+    assert [type(e) for e in events] == [TokenMoved]
+    assert referee.state.schedule is None and referee.state.tokens["bo"].cell == (2, 4)
+    moved = events[0]
+    assert isinstance(moved, TokenMoved) and finished == [("bo", tuple(moved.path))]
+
+
+def test_a_ruleset_may_let_the_gm_reorder_by_its_own_rule(
+        registry: Registry, rules: TurnRuleset[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    def reorder(ctx: Resolution, order: tuple[str, ...]) -> None:
+        old = turns_of(ctx)
+        ctx.emit(ScheduleChanged(old, old.remove("bo"), "Bo leaves the order"))
+
+    def turns_of(ctx: Resolution) -> OrderedTurns:
+        assert isinstance(ctx.state.schedule, OrderedTurns)
+        return ctx.state.schedule
+
+    monkeypatch.setattr(rules, "reorder", reorder)
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("ana", "bo", "grul")))
+    referee.execute(Reorder(("ana", "grul")))
+    assert turns(referee).order == ("ana", "grul")
