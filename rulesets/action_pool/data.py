@@ -12,9 +12,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, RulesetData, Table
-from tacmap.engine.words import article
+from tacmap.api import Entry, Invalid, RulesetData, Table, article
 
 #: A prepared dodge that answers an attack with any weapon: no weapon may take the name.
 ANY = "any"

@@ -23,29 +23,49 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from tacmap.engine import grid, odds
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.dice import MAX_DICE, Roll
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    MAX_DICE,
+    Act,
+    ActionOption,
+    Attack,
+    BenchFigure,
+    Command,
     ConditionChanged,
+    Encounter,
+    EndTurn,
     HpChanged,
+    Json,
     LeftReach,
+    Manifest,
+    Move,
+    MovePlan,
+    Odds,
+    OrderedTurns,
+    PoolView,
+    Preview,
+    Reaction,
+    Reorder,
+    Resolution,
+    Roll,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    StartCombat,
+    Token,
     TokenMoved,
+    TurnOrder,
     ValueChanged,
+    article,
     condition_change,
+    faces,
+    grid,
+    line_of_sight,
+    odds,
+    plural,
+    token_error,
 )
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.records import Json
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset, token_error
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Odds, PoolView, Preview, Reaction, TurnOrder
-from tacmap.engine.words import article, faces, plural
 
 from . import bench, reactions, readied, views
 from .data import Ability, Data, Weapon

@@ -24,26 +24,40 @@ import dataclasses
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    Act,
+    ActionOption,
+    Attack,
+    BenchFigure,
+    Command,
     ConditionChanged,
     DataChanged,
+    Encounter,
+    EndTurn,
     HpChanged,
+    Json,
     LeftReach,
+    Manifest,
+    Move,
+    MovePlan,
+    Preview,
+    Reaction,
+    Reorder,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    StartCombat,
+    Text,
+    Token,
     TokenMoved,
+    TurnOrder,
     ValueChanged,
+    grid,
+    line_of_sight,
 )
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.records import Json, Text
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Preview, Reaction, TurnOrder
 
 from . import acts, bench, views
 from .combat import STUNNED, DiceSet, Strike, dice_text, plus, roll_strike, strike_odds

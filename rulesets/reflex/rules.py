@@ -20,32 +20,41 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
-    DiceRolled,
-    LeftReach,
-    RoundChanged,
-    Said,
-    ScheduleChanged,
-    TokenMoved,
-    condition_change,
-)
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import DeclareThenAct
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import (
+from tacmap.api import (
+    Act,
     ActionOption,
+    Attack,
+    BenchFigure,
+    Command,
     Declared,
+    DeclareThenAct,
+    DiceRolled,
+    Encounter,
+    EndTurn,
+    LeftReach,
+    Manifest,
+    Move,
+    MovePlan,
     PoolView,
     Preview,
+    Reorder,
+    Resolution,
+    RoundChanged,
+    RuleError,
+    Ruleset,
+    Said,
+    ScheduleChanged,
+    StartCombat,
     Timeline,
+    Token,
+    TokenMoved,
     TurnOrder,
+    condition_change,
+    faces,
+    grid,
+    line_of_sight,
+    plural,
 )
-from tacmap.engine.words import faces, plural
 
 from . import bench, strike, views
 from .data import Data, Weapon

@@ -18,32 +18,41 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
-    DiceRolled,
-    HpChanged,
-    RoundChanged,
-    Said,
-    ScheduleChanged,
-    TokenMoved,
-    ValueChanged,
-    condition_change,
-)
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import BenchFigure, Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import FixedPhases
-from tacmap.engine.state import Cell, Encounter, Token, party_side
-from tacmap.engine.views import (
+from tacmap.api import (
+    Act,
     ActionOption,
+    Attack,
+    BenchFigure,
+    Cell,
+    Command,
     Declared,
+    DiceRolled,
+    Encounter,
+    EndTurn,
+    FixedPhases,
+    HpChanged,
+    Manifest,
+    Move,
+    MovePlan,
     Odds,
     PoolView,
     Preview,
+    Resolution,
+    RoundChanged,
+    RuleError,
+    Ruleset,
+    Said,
+    ScheduleChanged,
+    StartCombat,
     Timeline,
+    Token,
+    TokenMoved,
     TurnOrder,
+    ValueChanged,
+    condition_change,
+    grid,
+    line_of_sight,
+    party_side,
 )
 
 from . import actions, attacks, bench, views
@@ -91,7 +100,7 @@ class SixPhase(Ruleset):
         if ranged and (ranged not in self.data.weapons
                        or self.data.weapons[ranged].kind != "ranged"):
             names = ", ".join(k for k, w in self.data.weapons.items() if w.kind == "ranged")
-            from tacmap.engine.ruleset import token_error
+            from tacmap.api import token_error
             raise token_error(token, [f"ranged weapon {ranged!r} is not one of: {names}"])
 
     def melee_weapon(self, token: Token) -> Weapon:

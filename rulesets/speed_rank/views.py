@@ -12,21 +12,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import (
+from tacmap.api import (
+    SPEED_PHASES,
     ActionOption,
     Aim,
     AreaSpec,
+    Encounter,
+    MovePlan,
     OrderRow,
     RowState,
+    RuleError,
+    TimedAction,
     Timeline,
     TimelineItem,
+    Token,
     TurnOrder,
+    phase_index,
+    plural,
+    possessive,
 )
-from tacmap.engine.words import plural, possessive
 
 from . import choices
 from .data import ActionCosts, Cost, Data, Weapon

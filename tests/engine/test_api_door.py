@@ -13,7 +13,6 @@ import importlib
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -73,23 +72,30 @@ def test_the_door_exports_what_it_lists_and_names_its_version() -> None:
     assert tacmap.api.API_VERSION == API_VERSION == 2
 
 
+def _api_1_homes() -> dict[str, str]:
+    """Each name of the door and the API 1 module it came from, read from tacmap/api.py."""
+    moved_back = {new: old for old, new in old_paths.MOVED.items()}
+    source = Path(tacmap.api.__file__).read_text(encoding="utf-8")
+    homes = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tacmap."):
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"  # ``from tacmap.engine import grid``
+                module = moved_back.get(whole, whole).rpartition(".")[0] \
+                    if whole in moved_back else moved_back.get(node.module, node.module)
+                homes[alias.name] = module
+    return homes
+
+
 def _old_style(source: str) -> str:
     """``source`` with each ``from tacmap.api import …`` turned into API 1's module paths."""
-    moved_back = {new: old for old, new in old_paths.MOVED.items()}
+    homes = _api_1_homes()
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     for node in reversed(tree.body):
-        if not (isinstance(node, ast.ImportFrom) and node.module == "tacmap.api"):
-            continue
-        statements = []
-        for alias in node.names:
-            value = getattr(tacmap.api, alias.name)
-            if isinstance(value, ModuleType):  # ``from tacmap.engine import grid``
-                home, _, leaf = moved_back.get(value.__name__, value.__name__).rpartition(".")
-            else:
-                home, leaf = moved_back.get(value.__module__, value.__module__), alias.name
-            statements.append(f"from {home} import {leaf}\n")
-        lines[node.lineno - 1:node.end_lineno] = statements
+        if isinstance(node, ast.ImportFrom) and node.module == "tacmap.api":
+            lines[node.lineno - 1:node.end_lineno] = [
+                f"from {homes[alias.name]} import {alias.name}\n" for alias in node.names]
     return "".join(lines)
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from tacmap.engine.ruleset import RulesetData, Table
+from tacmap.api import RulesetData, Table
 
 Die = Annotated[int, msgspec.Meta(ge=2)]
 

@@ -5,22 +5,31 @@ Change these to your game's; each method says when the engine calls it.
 
 from __future__ import annotations
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    ActionOption,
+    Attack,
+    Command,
     ConditionChanged,
+    Encounter,
+    EndTurn,
     HpChanged,
     LeftReach,
+    Manifest,
+    Move,
+    OrderedTurns,
+    Reorder,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    StartCombat,
+    Token,
     TokenMoved,
+    TurnOrder,
+    grid,
 )
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, TurnOrder
 
 from . import views
 from .data import Data

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import ActionOption, OrderRow, RowState, TurnOrder
+from tacmap.api import ActionOption, Encounter, OrderedTurns, OrderRow, RowState, TurnOrder
 
 
 class Rules(Protocol):
