@@ -14,14 +14,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from tacmap.engine.commands import Act
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import ConditionChanged, Said, ValueChanged, condition_change
-from tacmap.engine.geometry import reach_crossing
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.words import article, plural
+from tacmap.api import (
+    Act,
+    Cell,
+    ConditionChanged,
+    Encounter,
+    OrderedTurns,
+    Resolution,
+    RuleError,
+    Said,
+    Token,
+    ValueChanged,
+    article,
+    condition_change,
+    plural,
+    reach_crossing,
+)
 
 from .data import ANY, Ability, Data, Weapon
 

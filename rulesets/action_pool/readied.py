@@ -23,13 +23,20 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from tacmap.engine import grid
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import LeftReach, Said, TokenMoved
-from tacmap.engine.movement import MovePlan, Space
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.words import article
+from tacmap.api import (
+    Cell,
+    Encounter,
+    LeftReach,
+    MovePlan,
+    Resolution,
+    RuleError,
+    Said,
+    Space,
+    Token,
+    TokenMoved,
+    article,
+    grid,
+)
 
 from . import reactions
 from .data import ANY, Ability, Weapon

@@ -10,10 +10,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Aim, OrderRow, PoolView, RowState, TurnOrder
-from tacmap.engine.words import plural
+from tacmap.api import (
+    ActionOption,
+    Aim,
+    Encounter,
+    OrderedTurns,
+    OrderRow,
+    PoolView,
+    RowState,
+    Token,
+    TurnOrder,
+    plural,
+)
 
 from . import readied
 from .reactions import Rules as ReactionRules

@@ -14,12 +14,7 @@ from typing import Protocol
 
 from msgspec.structs import replace
 
-from tacmap.engine.commands import Act
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import Said, ScheduleChanged
-from tacmap.engine.records import Json
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Encounter, Token
+from tacmap.api import Act, Encounter, Json, Resolution, RuleError, Said, ScheduleChanged, Token
 
 from .data import Data
 from .turns import Turns

@@ -12,11 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from tacmap.engine import odds
-from tacmap.engine.events import ConditionChanged, Said
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Token
-from tacmap.engine.views import Odds
+from tacmap.api import ConditionChanged, Odds, Resolution, Said, Token, odds
 
 from .data import Flourish, Weapon
 

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 
 from msgspec.structs import replace
 
-from tacmap.engine.records import Text
-from tacmap.engine.schedule import OrderedTurns
+from tacmap.api import OrderedTurns, Text
 
 WORDS = {"move": "move", "standard": "standard", "full": "one full-round action"}
 

@@ -7,9 +7,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from tacmap.engine.commands import Act, Command
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import ActionOption, Aim, OrderRow, Preview, RowState, TurnOrder
+from tacmap.api import (
+    Act,
+    ActionOption,
+    Aim,
+    Command,
+    Encounter,
+    OrderRow,
+    Preview,
+    RowState,
+    Token,
+    TurnOrder,
+)
 
 from .combat import STUNNED
 from .data import Data, Weapon

@@ -12,8 +12,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, RulesetData, Table
+from tacmap.api import Entry, Invalid, RulesetData, Table
 
 Count = Annotated[int, msgspec.Meta(ge=1, le=100)]
 """How many rolls, targets …: a whole number from 1 to 100."""

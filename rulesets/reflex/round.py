@@ -15,8 +15,7 @@ from typing import Literal
 
 from msgspec.structs import replace
 
-from tacmap.engine.records import Float, Int, Record, Text
-from tacmap.engine.schedule import DeclareThenAct, Schedule
+from tacmap.api import DeclareThenAct, Float, Int, Record, Schedule, Text
 
 #: What a character may declare; the first four roll a pool at the start of the action phase.
 Kind = Literal["attack", "knock_down", "dodge", "assist", "stand", "other", "nothing"]

@@ -13,12 +13,21 @@ from typing import Literal, Protocol
 
 from msgspec.structs import replace
 
-from tacmap.engine import odds
-from tacmap.engine.events import ConditionChanged, HpChanged, Said, condition_change
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import Odds, Reaction, Spread
-from tacmap.engine.words import faces, plural
+from tacmap.api import (
+    ConditionChanged,
+    Encounter,
+    HpChanged,
+    Odds,
+    Reaction,
+    Resolution,
+    Said,
+    Spread,
+    Token,
+    condition_change,
+    faces,
+    odds,
+    plural,
+)
 
 from .data import Data, Weapon
 from .round import Edge, Pool, Round

@@ -11,20 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.schedule import DeclareThenAct
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import (
+from tacmap.api import (
     ActionOption,
     Aim,
+    DeclareThenAct,
+    Encounter,
     OrderRow,
     PoolView,
     RowState,
+    RuleError,
     Timeline,
     TimelineItem,
+    Token,
     TurnOrder,
+    faces,
 )
-from tacmap.engine.words import faces
 
 from . import strike
 from .data import Data, Weapon

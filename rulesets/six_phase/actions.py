@@ -11,10 +11,17 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import HpChanged, Said, TokenMoved, ValueChanged
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.api import (
+    Cell,
+    Encounter,
+    HpChanged,
+    Resolution,
+    RuleError,
+    Said,
+    Token,
+    TokenMoved,
+    ValueChanged,
+)
 
 from .attacks import split_detail
 from .data import Data

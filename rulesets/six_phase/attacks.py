@@ -12,12 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from tacmap.engine import odds
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import Said, ValueChanged
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import Odds
+from tacmap.api import Encounter, Odds, Resolution, RuleError, Said, Token, ValueChanged, odds
 
 from .data import Data, Weapon
 from .round import Plan

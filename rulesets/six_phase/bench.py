@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import itertools
 
-from tacmap.engine import odds
-from tacmap.engine.benching import attack_figures, attack_runner
-from tacmap.engine.commands import Act, EndTurn, StartCombat
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import BenchFigure, Ruleset
-from tacmap.engine.state import MapSpec, Token
+from tacmap.api import (
+    Act,
+    BenchFigure,
+    EndTurn,
+    MapSpec,
+    Referee,
+    Ruleset,
+    StartCombat,
+    Token,
+    attack_figures,
+    attack_runner,
+    odds,
+)
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:

@@ -11,8 +11,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, Grid, RulesetData, Table
+from tacmap.api import Entry, Grid, Invalid, RulesetData, Table
 
 Die = Annotated[int, msgspec.Meta(ge=2, le=1000)]
 Whole = Annotated[int, msgspec.Meta(ge=0)]

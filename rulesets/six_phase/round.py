@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from tacmap.engine.records import Int, Record, Text
-from tacmap.engine.schedule import FixedPhases, Schedule
-from tacmap.engine.state import Cell
+from tacmap.api import Cell, FixedPhases, Int, Record, Schedule, Text
 
 
 class Plan(Record, frozen=True, tag="six_phase_plan"):

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import (
+from tacmap.api import (
     ActionOption,
     Declared,
+    Encounter,
     OrderRow,
     PoolView,
     RowState,
+    RuleError,
     Timeline,
     TimelineItem,
+    Token,
     TurnOrder,
 )
 

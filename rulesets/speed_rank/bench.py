@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from tacmap.engine.benching import attack_figures
-from tacmap.engine.commands import Attack, EndTurn, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import BenchFigure, Ruleset
-from tacmap.engine.state import Encounter, MapSpec, Token
+from tacmap.api import (
+    Attack,
+    BenchFigure,
+    Encounter,
+    EndTurn,
+    FixedDice,
+    MapSpec,
+    Referee,
+    Ruleset,
+    StartCombat,
+    Token,
+    attack_figures,
+)
 
 from .round import Round
 

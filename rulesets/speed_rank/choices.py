@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tacmap.engine.events import DataChanged, Said
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Encounter
+from tacmap.api import DataChanged, Encounter, Resolution, Said
 
 KEY = "choices"
 """Where the open choices live in ``state.data``."""

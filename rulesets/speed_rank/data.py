@@ -13,9 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, Grid, RulesetData, Table
-from tacmap.engine.schedule import SPEED_PHASES
+from tacmap.api import SPEED_PHASES, Entry, Grid, Invalid, RulesetData, Table
 
 Die = Annotated[int, msgspec.Meta(ge=2, le=1000)]
 """Sides of a die."""

@@ -13,13 +13,19 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any, Protocol
 
-from tacmap.engine import grid
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import Said, TokenMoved, ValueChanged
-from tacmap.engine.movement import Space
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.words import plural
+from tacmap.api import (
+    Cell,
+    Encounter,
+    Resolution,
+    RuleError,
+    Said,
+    Space,
+    Token,
+    TokenMoved,
+    ValueChanged,
+    grid,
+    plural,
+)
 
 from . import choices
 from .data import SAVE_NAMES, CheckLevel, Data, EventKey, SaveKind, TableRow, Weapon

@@ -16,17 +16,28 @@ from typing import Protocol
 from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
-from tacmap.engine import grid, odds
-from tacmap.engine.commands import Act
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import Said, ValueChanged
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import Space
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.schedule import TimedAction
-from tacmap.engine.state import Encounter, Placed, Template, Token
-from tacmap.engine.templates import describe, placement, removal, tokens_inside
-from tacmap.engine.views import Odds, Preview
+from tacmap.api import (
+    Act,
+    Encounter,
+    Odds,
+    Placed,
+    Preview,
+    Resolution,
+    RuleError,
+    Said,
+    Space,
+    Template,
+    TimedAction,
+    Token,
+    ValueChanged,
+    describe,
+    grid,
+    line_of_sight,
+    odds,
+    placement,
+    removal,
+    tokens_inside,
+)
 
 from .data import SAVE_NAMES, ActionCosts, Cost, Data, SaveKind, Spell, Weapon
 from .round import PHASE_FAST, PHASE_S, AttackMark, Plan, Round

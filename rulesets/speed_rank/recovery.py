@@ -9,11 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from tacmap.engine.commands import Act
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import ValueChanged
-from tacmap.engine.ruleset import Resolution
-from tacmap.engine.state import Encounter, Token
+from tacmap.api import Act, Encounter, Resolution, RuleError, Token, ValueChanged
 
 from .data import ActionCosts, CheckLevel, Cost, Data, Weapon
 from .round import Round

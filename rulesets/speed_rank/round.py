@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.records import Float, Int, Record, Text
-from tacmap.engine.schedule import (
+from tacmap.api import (
     SPEED_PHASES,
+    Float,
+    Int,
     PhaseTimeline,
+    Record,
+    RuleError,
     Schedule,
     SideInitiative,
+    Text,
     phase_index,
 )
 

@@ -54,7 +54,10 @@ from tacmap.engine.views import (
     TurnOrder,
 )
 
-API_VERSION = 1
+#: The ruleset API this tacmap offers (``api`` in ruleset.toml; tacmap.api is its door), and
+#: the oldest it still loads: API 1 plug-ins import the engine's old module paths.
+API_VERSION = 2
+OLDEST_API = 1
 ENV_VAR = "TACMAP_RULESETS"
 TRUST_WARNING = (
     "a ruleset folder is code and runs with your permissions; load only folders you trust"
@@ -619,9 +622,14 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
                          "and _, starting with a letter (rename the folder and the id)")
     if data["id"] != path.parent.name:
         raise InputError(f"{path}: id {data['id']!r} must match its folder name")
-    if data["api"] != API_VERSION:
-        raise InputError(f"{path}: written for ruleset API {data['api']}, "
-                         f"this tacmap has API {API_VERSION}")
+    if data["api"] > API_VERSION:
+        raise InputError(f"{path}: written for ruleset API {data['api']}, newer than this "
+                         f"tacmap's API {API_VERSION}: update tacmap to load it "
+                         "(rulesets/GUIDE.md, 'API versions')")
+    if data["api"] < OLDEST_API:
+        raise InputError(f"{path}: written for ruleset API {data['api']}; this tacmap offers "
+                         f"API {API_VERSION} and still loads API {OLDEST_API} "
+                         "(rulesets/GUIDE.md, 'API versions')")
     diagonal = data.get("grid", {}).get("diagonal", "rectilinear")
     if diagonal not in DIAGONAL_RULES:
         raise InputError(f"{path}: grid.diagonal must be one of {', '.join(DIAGONAL_RULES)}")
@@ -737,6 +745,10 @@ def _load_rules(manifest: Manifest) -> Ruleset:
     path = (manifest.folder / "rules.py").resolve()
     if not path.is_file():
         raise InputError(f"ruleset {manifest.id!r} has no rules.py in {manifest.folder}")
+    if manifest.data.get("api") == 1:
+        # Only an API 1 plug-in gets the engine's old module paths, and only from then on.
+        from tacmap.engine.old_paths import allow_api_1
+        allow_api_1()
     module = importlib.import_module(f"{_package(manifest)}.rules")
     create = getattr(module, "create", None)
     if create is None:

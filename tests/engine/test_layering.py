@@ -37,9 +37,9 @@ def test_engine_imports_no_qt_and_no_ui() -> None:
     assert offenders(ROOT / "tacmap" / "engine", ("tacmap.engine",)) == []
 
 
-def test_rulesets_import_only_the_engine() -> None:
+def test_rulesets_import_only_the_door() -> None:
     folders = [ROOT / "rulesets", ROOT / "tests" / "fixtures" / "rulesets"]
-    found = [o for f in folders if f.is_dir() for o in offenders(f, ("tacmap.engine",))]
+    found = [o for f in folders if f.is_dir() for o in offenders(f, ("tacmap.api",))]
     assert found == []
 
 

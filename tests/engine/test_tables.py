@@ -26,7 +26,7 @@ class Data(RulesetData, kw_only=True):
     weapons: dict[str, Weapon]
 
 
-HEAD: dict[str, Any] = {"id": "x", "name": "X", "version": "1", "api": 1,
+HEAD: dict[str, Any] = {"id": "x", "name": "X", "version": "1", "api": 2,
                         "stat_block": {"dex": {"kind": "int"}}}
 
 
@@ -71,7 +71,7 @@ def _ruleset(root: Path, word: str) -> Path:
         id = "sample"
         name = "Sample"
         version = "1"
-        api = 1
+        api = 2
         [turn]
         word = "{word}"
         """))

@@ -17,7 +17,9 @@ EXAMPLES = sorted(p.parent for p in (ROOT / "rulesets" / "examples").glob("*/rul
 ALL = [*BUILTIN, *sorted(p.parent for p in (ROOT / "tests" / "fixtures" / "rulesets")
                          .glob("*/ruleset.toml")), TEMPLATE, *EXAMPLES]
 #: rules.py holds resolve, preview and legality; more than this and a part belongs elsewhere.
-MAX_RULES_LINES = 900
+#: Counted below its imports (the one ``from tacmap.api import (...)`` lists a name a line):
+#: 845 is the old 900 less the docstring and imports speed_rank had then.
+MAX_RULES_LINES = 845
 
 
 @pytest.mark.parametrize("folder", ALL, ids=[f.name for f in ALL])
@@ -28,8 +30,10 @@ def test_a_ruleset_folder_has_data_rules_views_and_a_readme(folder: Path) -> Non
 
 @pytest.mark.parametrize("folder", BUILTIN, ids=[f.name for f in BUILTIN])
 def test_rules_py_holds_the_rules_and_little_else(folder: Path) -> None:
-    lines = len((folder / "rules.py").read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_RULES_LINES, f"{folder.name}/rules.py has {lines} lines"
+    text = (folder / "rules.py").read_text(encoding="utf-8")
+    imports = [n for n in ast.parse(text).body if isinstance(n, ast.Import | ast.ImportFrom)]
+    below = len(text.splitlines()) - max((n.end_lineno or 0 for n in imports), default=0)
+    assert below <= MAX_RULES_LINES, f"{folder.name}/rules.py has {below} lines below its imports"
 
 
 @pytest.mark.parametrize("folder", ALL, ids=[f.name for f in ALL])
