@@ -11,13 +11,10 @@ plug-in that imports from ``tacmap.engine`` instead is on its own. ``grid`` and
 
 from __future__ import annotations
 
-from tacmap.engine import grid, odds
-from tacmap.engine.benching import attack_figures, attack_runner
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.convert import Invalid
-from tacmap.engine.dice import MAX_DICE, FixedDice, Roll
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.engine.model.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.model.convert import Invalid
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import (
     ConditionChanged,
     DataChanged,
     DiceRolled,
@@ -32,11 +29,15 @@ from tacmap.engine.events import (
     ValueChanged,
     condition_change,
 )
-from tacmap.engine.geometry import line_of_sight, reach_crossing
-from tacmap.engine.movement import MovePlan, Space
-from tacmap.engine.records import Float, Int, Json, Record, Text
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import (
+from tacmap.engine.model.records import Float, Int, Json, Record, Text
+from tacmap.engine.model.state import Cell, Encounter, MapSpec, Placed, Template, Token, party_side
+from tacmap.engine.model.words import article, faces, plural, possessive
+from tacmap.engine.play.benching import attack_figures, attack_runner
+from tacmap.engine.play.forecast import Hints
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules import odds, turns
+from tacmap.engine.rules.dice import MAX_DICE, FixedDice, Roll
+from tacmap.engine.rules.ruleset import (
     API_VERSION,
     BenchFigure,
     Entry,
@@ -48,7 +49,7 @@ from tacmap.engine.ruleset import (
     Table,
     token_error,
 )
-from tacmap.engine.schedule import (
+from tacmap.engine.rules.schedule import (
     SPEED_PHASES,
     DeclareThenAct,
     FixedPhases,
@@ -61,9 +62,8 @@ from tacmap.engine.schedule import (
     phase_index,
     speed_rank,
 )
-from tacmap.engine.state import Cell, Encounter, MapSpec, Placed, Template, Token, party_side
-from tacmap.engine.templates import describe, placement, removal, tokens_inside
-from tacmap.engine.views import (
+from tacmap.engine.rules.turns import Occasion, Trigger, TurnData, TurnRuleset, emit_move
+from tacmap.engine.rules.views import (
     ActionOption,
     Aim,
     AreaSpec,
@@ -79,7 +79,10 @@ from tacmap.engine.views import (
     TimelineItem,
     TurnOrder,
 )
-from tacmap.engine.words import article, faces, plural, possessive
+from tacmap.engine.space import grid
+from tacmap.engine.space.geometry import line_of_sight, reach_crossing
+from tacmap.engine.space.movement import MovePlan, Space
+from tacmap.engine.space.templates import describe, placement, removal, tokens_inside
 
 __all__ = ["API_VERSION"]
 
@@ -101,10 +104,11 @@ __all__ += ["Act", "Attack", "Command", "ConditionChanged", "DataChanged", "Dice
 __all__ += ["MovePlan", "Space", "describe", "grid", "line_of_sight", "placement",
             "reach_crossing", "removal", "tokens_inside"]
 
-# Rounds: the round structures a ruleset composes (who is due, in which phase, in what order).
-__all__ += ["SPEED_PHASES", "DeclareThenAct", "FixedPhases", "OrderedTurns", "PhaseTimeline",
-            "Schedule", "SideInitiative", "TimedAction", "earliest", "phase_index",
-            "speed_rank"]
+# Rounds and turns: the round structures a ruleset composes (who is due, in which phase, in
+# what order) and the turn machinery (`TurnRuleset`: order, moves, reactions on the way).
+__all__ += ["SPEED_PHASES", "DeclareThenAct", "FixedPhases", "Occasion", "OrderedTurns",
+            "PhaseTimeline", "Schedule", "SideInitiative", "TimedAction", "Trigger", "TurnData",
+            "TurnRuleset", "earliest", "emit_move", "phase_index", "speed_rank", "turns"]
 
 # Dice and odds: rolls with every face, fixed dice for tests, exact odds for the odds card.
 __all__ += ["MAX_DICE", "FixedDice", "Roll", "odds"]
@@ -117,5 +121,6 @@ __all__ += ["ActionOption", "Aim", "AreaSpec", "Declared", "Odds", "OrderRow", "
 # Words: small English helpers for the log and the panels.
 __all__ += ["article", "faces", "plural", "possessive"]
 
-# Play and bench: the referee that judges through the ruleset, and `tacmap bench` figures.
-__all__ += ["Referee", "attack_figures", "attack_runner"]
+# Play and bench: the referee that judges through the ruleset, `tacmap bench` figures, and
+# the forecast's hints (`Hints`).
+__all__ += ["Hints", "Referee", "attack_figures", "attack_runner"]

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove, Move
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Manifest, Registry, Ruleset
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import FreeMove, Move
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Manifest, Registry, Ruleset
 
 
 @dataclass(frozen=True)
@@ -121,9 +121,9 @@ def sight_samples(reps: int) -> list[float]:
     The other seven viewers' polygons (and their union) are cached, as they are
     in play; the mover's polygon is dropped from the cache before each step.
     """
-    from tacmap.engine.benching import dungeon
-    from tacmap.engine.geometry import Walls
-    from tacmap.engine.vision import Sight
+    from tacmap.engine.play.benching import dungeon
+    from tacmap.engine.space.geometry import Walls
+    from tacmap.engine.space.vision import Sight
 
     sight = Sight(Walls(dungeon()), 120, 120)
     others = tuple((12 + 20 * (k % 4), 12 + 20 * (k // 4 % 2) + 40, 1, None) for k in range(7))

@@ -12,14 +12,16 @@ from pathlib import Path
 import msgspec
 
 from tacmap import __version__, cli_help
-from tacmap.engine import grid, records, storage
-from tacmap.engine.commands import Command, describe
-from tacmap.engine.dice import DiceSource, FixedDice, fresh_seed
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.records import LIMIT
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import ENV_VAR, TRUST_WARNING, Registry
-from tacmap.engine.state import DIAGONAL_RULES
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Command, describe
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.records import LIMIT
+from tacmap.engine.model.state import DIAGONAL_RULES
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import DiceSource, FixedDice, fresh_seed
+from tacmap.engine.rules.ruleset import ENV_VAR, TRUST_WARNING, Registry
+from tacmap.engine.space import grid
 
 
 class UsageError(InputError):
@@ -223,9 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _roll(args: argparse.Namespace) -> int:
-    from tacmap.engine.dice import SeededDice, fresh_seed
-    from tacmap.engine.free_roll import chart_lines, odds_lines, roll_text
-    from tacmap.engine.notation import parse
+    from tacmap.engine.rules.dice import SeededDice, fresh_seed
+    from tacmap.engine.rules.free_roll import chart_lines, odds_lines, roll_text
+    from tacmap.engine.rules.notation import parse
 
     notation = parse(args.notation)
     if args.seed is not None and not 0 <= args.seed < records.LIMIT:
@@ -294,7 +296,7 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
     if args.command == "new":
         return _new(registry, args)
     if args.command == "import":
-        from tacmap.engine.uvtt import import_file
+        from tacmap.engine.files.uvtt import import_file
 
         if args.seed is not None:
             _check_seed(args.seed, "import")

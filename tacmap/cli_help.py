@@ -18,8 +18,8 @@ from pathlib import Path
 
 import msgspec
 
-from tacmap.engine.commands import Command
-from tacmap.engine.errors import InputError
+from tacmap.engine.model.commands import Command
+from tacmap.engine.model.errors import InputError
 
 #: Per command: the description ``--help`` opens with, and examples that run as written
 #: from the source folder (the demos' paths are those of ``tacmap demos``).
@@ -108,7 +108,7 @@ def dress(parser: argparse.ArgumentParser) -> None:
 
 def ruleset_ids() -> str:
     """The built-in ruleset ids, for the help of ``--ruleset`` (reads no rules)."""
-    from tacmap.engine.ruleset import builtin_folders
+    from tacmap.engine.rules.ruleset import builtin_folders
 
     ids = sorted(p.parent.name for root in builtin_folders() for p in root.glob("*/ruleset.toml"))
     return ("one of " + ", ".join(ids) + " (or another that tacmap rulesets lists)") if ids \

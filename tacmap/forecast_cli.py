@@ -12,10 +12,10 @@ import sys
 import time
 from typing import Any, TextIO
 
-from tacmap.engine import storage
-from tacmap.engine.errors import InputError
-from tacmap.engine.forecast import MAX_ROUNDS, Forecast, default_jobs, forecast
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.play.forecast import MAX_ROUNDS, Forecast, default_jobs, forecast
+from tacmap.engine.rules.ruleset import Registry
 
 #: Fights ``tacmap forecast`` plays unless told: a few seconds on two cores for the
 #: demos, and a win chance known to about ±7 percentage points.

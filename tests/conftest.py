@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -13,7 +13,7 @@ import pytest
 
 from tacmap import __version__
 from tacmap.cli import main
-from tacmap.engine import storage
+from tacmap.engine.files import storage
 from tests.conftest import TEST_RULESETS
 
 R = ["--rulesets-dir", str(TEST_RULESETS)]
@@ -131,8 +131,8 @@ def test_check_a_bad_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def _encounter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    from tacmap.engine import storage
-    from tacmap.engine.ruleset import Registry
+    from tacmap.engine.files import storage
+    from tacmap.engine.rules.ruleset import Registry
     from tests.engine.helpers import skirmish_state
 
     path = tmp_path / "fight.tacmap"

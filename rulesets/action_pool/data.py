@@ -12,11 +12,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine import turns
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, Table
-from tacmap.engine.turns import TurnData
-from tacmap.engine.words import article
+from tacmap.api import Entry, Invalid, Table, TurnData, article, turns
 
 #: A prepared dodge that answers an attack with any weapon: no weapon may take the name.
 ANY = "any"

@@ -27,28 +27,43 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from tacmap.engine import grid, odds
-from tacmap.engine.commands import Act, Attack, Command, Move
-from tacmap.engine.dice import MAX_DICE, Roll
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    MAX_DICE,
+    Act,
+    Attack,
+    Cell,
+    Command,
     ConditionChanged,
+    Encounter,
     HpChanged,
+    Json,
+    Manifest,
+    Move,
+    MovePlan,
+    Occasion,
+    Odds,
+    OrderedTurns,
+    Preview,
+    Reaction,
+    Resolution,
+    Roll,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    Token,
+    TurnRuleset,
     ValueChanged,
+    article,
     condition_change,
+    faces,
+    grid,
+    line_of_sight,
+    odds,
+    plural,
+    token_error,
 )
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.records import Json
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset, token_error
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Cell, Encounter, Token
-from tacmap.engine.turns import Occasion, TurnRuleset
-from tacmap.engine.views import Odds, Preview, Reaction
-from tacmap.engine.words import article, faces, plural
 
 from . import reactions, readied
 from .data import Ability, Data, Weapon

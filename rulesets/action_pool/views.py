@@ -1,6 +1,6 @@
 """What the action_pool panels show: the turn order, the dice pools, the action options.
 
-Plain view-models (tacmap.engine.views) built from the state; nothing here
+Plain view-models (tacmap.engine.rules.views) built from the state; nothing here
 changes it. rules.py's ``ActionPool`` delegates to these functions and hands
 itself over as ``Rules``, the little this module asks of the rules.
 """

@@ -13,10 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tacmap.engine import turns
-from tacmap.engine.convert import Invalid
-from tacmap.engine.ruleset import Entry, Table
-from tacmap.engine.turns import TurnData
+from tacmap.api import Entry, Invalid, Table, TurnData, turns
 
 DICE_PATTERN = r"^[1-9][0-9]?d[1-9][0-9]{0,2}$"
 #: Dice written "2d6": 1 to 99 dice of 1 to 999 faces.

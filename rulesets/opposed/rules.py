@@ -29,28 +29,37 @@ from typing import ClassVar
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, Move
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    Act,
+    Attack,
+    Command,
     ConditionChanged,
     DataChanged,
+    Encounter,
     HpChanged,
+    Json,
     LeftReach,
+    Manifest,
+    Move,
+    MovePlan,
+    Occasion,
+    OrderedTurns,
+    Preview,
+    Reaction,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    Text,
+    Token,
     TokenMoved,
+    TurnRuleset,
     ValueChanged,
+    grid,
+    line_of_sight,
 )
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.records import Json, Text
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.turns import Occasion, TurnRuleset
-from tacmap.engine.views import Preview, Reaction
 
 from . import acts, views
 from .combat import STUNNED, DiceSet, Strike, dice_text, plus, roll_strike, strike_odds

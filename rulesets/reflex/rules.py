@@ -20,27 +20,35 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    Act,
+    Attack,
+    Command,
+    Declared,
+    DeclareThenAct,
     DiceRolled,
+    Encounter,
+    EndTurn,
+    Manifest,
+    Move,
+    MovePlan,
+    Preview,
+    Reorder,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    StartCombat,
+    Token,
     condition_change,
+    emit_move,
+    faces,
+    grid,
+    line_of_sight,
+    plural,
 )
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import DeclareThenAct
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.turns import emit_move
-from tacmap.engine.views import (
-    Declared,
-    Preview,
-)
-from tacmap.engine.words import faces, plural
 
 from . import strike
 from .data import Data, Weapon

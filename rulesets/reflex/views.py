@@ -1,6 +1,6 @@
 """What the Reflex panels show: the RFX order, the two phases, the kept pools, the actions.
 
-Plain view-models (tacmap.engine.views) built from the state; nothing here
+Plain view-models (tacmap.engine.rules.views) built from the state; nothing here
 changes it. rules.py's ``Reflex`` delegates to these functions and hands itself
 over as ``Rules``. An option is offered disabled with the reason the rules
 would give.

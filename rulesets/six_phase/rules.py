@@ -18,27 +18,35 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    Act,
+    Attack,
+    Cell,
+    Command,
     DiceRolled,
+    Encounter,
+    EndTurn,
+    FixedPhases,
     HpChanged,
+    Manifest,
+    Move,
+    MovePlan,
+    Odds,
+    Preview,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    StartCombat,
+    Token,
     TokenMoved,
     ValueChanged,
     condition_change,
-)
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import FixedPhases
-from tacmap.engine.state import Cell, Encounter, Token, party_side
-from tacmap.engine.views import (
-    Odds,
-    Preview,
+    grid,
+    line_of_sight,
+    party_side,
 )
 
 from . import actions, attacks
@@ -86,7 +94,7 @@ class SixPhase(Ruleset):
         if ranged and (ranged not in self.data.weapons
                        or self.data.weapons[ranged].kind != "ranged"):
             names = ", ".join(k for k, w in self.data.weapons.items() if w.kind == "ranged")
-            from tacmap.engine.ruleset import token_error
+            from tacmap.api import token_error
             raise token_error(token, [f"ranged weapon {ranged!r} is not one of: {names}"])
 
     def melee_weapon(self, token: Token) -> Weapon:

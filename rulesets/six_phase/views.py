@@ -1,6 +1,6 @@
 """What the Six Phases panels show: turn order, the six-phase timeline, status, action options.
 
-Plain view-models (tacmap.engine.views) built from the state; nothing here
+Plain view-models (tacmap.engine.rules.views) built from the state; nothing here
 changes it. rules.py's ``SixPhase`` delegates to these functions and hands
 itself over as ``Rules``.
 """

@@ -21,35 +21,45 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from tacmap.engine import grid, odds
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.api import (
+    SPEED_PHASES,
+    Act,
+    Attack,
+    Command,
     DiceRolled,
+    Encounter,
+    EndTurn,
     HpChanged,
+    Manifest,
+    Move,
+    MovePlan,
+    Odds,
+    PhaseTimeline,
+    Preview,
+    Reorder,
+    Resolution,
     RoundChanged,
+    RuleError,
+    Ruleset,
     Said,
     ScheduleChanged,
+    SideInitiative,
+    StartCombat,
+    TimedAction,
+    Token,
     ValueChanged,
     condition_change,
-)
-from tacmap.engine.geometry import line_of_sight
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.schedule import (
-    SPEED_PHASES,
-    PhaseTimeline,
-    SideInitiative,
-    TimedAction,
     earliest,
+    emit_move,
+    grid,
+    line_of_sight,
+    odds,
     phase_index,
+    plural,
+    possessive,
+    removal,
     speed_rank,
 )
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.templates import removal
-from tacmap.engine.turns import emit_move
-from tacmap.engine.views import Odds, Preview
-from tacmap.engine.words import plural, possessive
 
 from . import events_table, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon

@@ -1,6 +1,6 @@
 """What the Speed Rank panels show: the turn order, the phase timeline, the action options.
 
-Plain view-models (tacmap.engine.views) built from the state; nothing here
+Plain view-models (tacmap.engine.rules.views) built from the state; nothing here
 changes it. rules.py's ``SpeedRank`` delegates to these functions and hands
 itself over as ``Rules``: what the panels ask of the rules, legality included
 (an option is offered disabled with the reason the rules would refuse it).
@@ -12,22 +12,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.forecast import Hints
-from tacmap.engine.movement import MovePlan
-from tacmap.engine.schedule import SPEED_PHASES, TimedAction, phase_index
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.views import (
+from tacmap.api import (
+    SPEED_PHASES,
     ActionOption,
     Aim,
     AreaSpec,
+    Encounter,
+    Hints,
+    MovePlan,
     OrderRow,
     RowState,
+    RuleError,
+    TimedAction,
     Timeline,
     TimelineItem,
+    Token,
     TurnOrder,
+    phase_index,
+    plural,
+    possessive,
 )
-from tacmap.engine.words import plural, possessive
 
 from . import choices
 from .data import ActionCosts, Cost, Data, Weapon

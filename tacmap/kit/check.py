@@ -8,7 +8,7 @@ Three parts, one summary line each, and the details of whatever failed:
 * **scenarios** — every scenario file replays to its expected events, refusals
   and state (``tacmap.kit.scenarios``), and its log replays to the same state;
 * **contract** — the every-action contract on the demo encounter, through the
-  headless driver (``tacmap.engine.autoplay``): every offered option for N
+  headless driver (``tacmap.engine.play.autoplay``): every offered option for N
   rounds under K seeds, no refusal, a combatant added mid-combat gets turns,
   undo all and redo all restore the state exactly, save and load round-trip.
 """
@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tacmap.engine import records, storage
-from tacmap.engine.autoplay import contract
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import Referee, replay
-from tacmap.engine.ruleset import Registry, Ruleset, RulesetData, read_manifest
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.play.autoplay import contract
+from tacmap.engine.play.referee import Referee, replay
+from tacmap.engine.rules.ruleset import Registry, Ruleset, RulesetData, read_manifest
 from tacmap.kit.scenarios import Mismatch, load_lines, run
 
 #: The files every ruleset folder has (rulesets/README.md, "The shape of a ruleset folder").

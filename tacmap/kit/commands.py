@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tacmap.engine.errors import InputError
+from tacmap.engine.model.errors import InputError
 from tacmap.kit import check, scaffold, schema
 
 

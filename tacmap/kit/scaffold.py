@@ -12,7 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
-from tacmap.engine.errors import InputError
+from tacmap.engine.model.errors import InputError
 
 TEMPLATE = Path(__file__).resolve().parent / "template"
 #: The template's own id, replaced by the new one where the files name it.

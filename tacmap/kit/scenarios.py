@@ -31,13 +31,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tacmap.engine import records, storage
-from tacmap.engine.commands import Command, describe
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Command, describe
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
 
 
 class Mismatch(Exception):

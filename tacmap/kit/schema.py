@@ -18,12 +18,13 @@ import msgspec
 
 # The engine's turn record is named in every schema: a ruleset made by `tacmap ruleset
 # new` keeps its turn in one, and importing the module is what defines the record.
-import tacmap.engine.turns  # noqa: F401
-from tacmap.engine import records, storage
-from tacmap.engine.commands import Command
-from tacmap.engine.events import Event
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MAX_TOKENS, Encounter, Token
+import tacmap.engine.rules.turns  # noqa: F401
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Command
+from tacmap.engine.model.events import Event
+from tacmap.engine.model.state import MAX_TOKENS, Encounter, Token
+from tacmap.engine.rules.ruleset import Registry
 
 
 class RulesetRef(msgspec.Struct, forbid_unknown_fields=True):

@@ -6,8 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import applog
 from tacmap.ui.demos import demo_path
 from tacmap.ui.help import app_icon

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tacmap.bench import Measure, time_runs
-from tacmap.engine import storage
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Entry
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Encounter
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.referee import Entry
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 
 if TYPE_CHECKING:  # Qt is imported only when the map figures run
-    from tacmap.engine.state import Token
+    from tacmap.engine.model.state import Token
     from tacmap.ui.map.scene import MapScene
     from tacmap.ui.map.view import MapView
     from tacmap.ui.player import PlayerView
@@ -88,7 +88,7 @@ FLOOR_IS = "Qt window, shapely, pyqtgraph and msgspec imported, first paint"
 
 
 def _started(state: Encounter, ruleset: Ruleset) -> None:
-    from tacmap.engine.referee import Referee
+    from tacmap.engine.play.referee import Referee
 
     # A ruleset that starts combat differently draws the same map all the same.
     with contextlib.suppress(RuleError):
@@ -98,8 +98,8 @@ def _started(state: Encounter, ruleset: Ruleset) -> None:
 def long_log(registry: Registry, entries: int = 50_000) -> tuple[Encounter, list[Entry]]:
     """The demo encounter and a log of ``entries`` real entries (moves, attacks with their
     rolls and reactions, turns ending, GM changes): one short fight, played and repeated."""
-    from tacmap.engine.commands import Attack, EndTurn, FreeMove, SetHp
-    from tacmap.engine.referee import Referee
+    from tacmap.engine.model.commands import Attack, EndTurn, FreeMove, SetHp
+    from tacmap.engine.play.referee import Referee
     from tacmap.ui.demos import demo_path
 
     state = storage.load(demo_path(), registry).state
@@ -121,7 +121,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
         measure: Measure) -> None:
     """Measure the map figures and hand each to ``measure(name, samples, budget, on)``."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tacmap.engine.referee import Referee
+    from tacmap.engine.play.referee import Referee
     from tacmap.ui.map.scene import MapScene
     from tacmap.ui.map.token_item import CELL
     from tacmap.ui.map.view import MapView
@@ -332,9 +332,9 @@ def _ruler_figure(view: MapView, ruleset: Ruleset, reps: int, measure: Measure) 
 
 def _fog_figure(registry: Registry, ruleset: Ruleset, reps: int, measure: Measure) -> None:
     """The player view repainted with fog while the GM drags one of the party."""
-    from tacmap.engine import vision
-    from tacmap.engine.benching import dungeon
-    from tacmap.engine.state import Encounter, MapSpec, Token
+    from tacmap.engine.model.state import Encounter, MapSpec, Token
+    from tacmap.engine.play.benching import dungeon
+    from tacmap.engine.space import vision
     from tacmap.ui.map.scene import MapScene
     from tacmap.ui.session import Session
 

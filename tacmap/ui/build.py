@@ -10,7 +10,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine.commands import (
+from tacmap.engine.files.roster import next_copy
+from tacmap.engine.model.commands import (
     AddToken,
     Command,
     EditToken,
@@ -21,11 +22,10 @@ from tacmap.engine.commands import (
     SetMapImage,
     SetParty,
 )
-from tacmap.engine.roster import next_copy
-from tacmap.engine.statblock import StatField
-from tacmap.engine.statblock import defaults as statblock_defaults
-from tacmap.engine.state import Cell, Encounter, Template, Token, party_side
-from tacmap.engine.templates import describe
+from tacmap.engine.model.state import Cell, Encounter, Template, Token, party_side
+from tacmap.engine.rules.statblock import StatField
+from tacmap.engine.rules.statblock import defaults as statblock_defaults
+from tacmap.engine.space.templates import describe
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import DrawTemplate, Style

@@ -8,15 +8,15 @@ into one sheet first (``tacmap.ui.dice_sheet``).
 
 from __future__ import annotations
 
-from tacmap.engine.commands import Attack, Command
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import HpChanged
-from tacmap.engine.narrate import reactions, sentence
-from tacmap.engine.options import acting_token, asked_words, command_for, with_words
-from tacmap.engine.referee import Entry
-from tacmap.engine.state import Template
-from tacmap.engine.views import ActionOption, Preview
+from tacmap.engine.model.commands import Attack, Command
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import HpChanged
+from tacmap.engine.model.state import Template
+from tacmap.engine.play.narrate import reactions, sentence
+from tacmap.engine.play.referee import Entry
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.options import acting_token, asked_words, command_for, with_words
+from tacmap.engine.rules.views import ActionOption, Preview
 from tacmap.ui.dice_sheet import DicePlan, trial_of
 from tacmap.ui.host import Host
 from tacmap.ui.map.area_tools import AimArea

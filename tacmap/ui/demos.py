@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tacmap.engine import records
-from tacmap.engine.errors import InputError
+from tacmap.engine.model import records
+from tacmap.engine.model.errors import InputError
 
 
 def demo_folder() -> Path:

@@ -14,11 +14,11 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tacmap.engine.commands import Command
-from tacmap.engine.dice import DiceSource, Roll
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Referee, resolve_override
-from tacmap.engine.ruleset import Resolution
+from tacmap.engine.model.commands import Command
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.play.referee import Referee, resolve_override
+from tacmap.engine.rules.dice import DiceSource, Roll
+from tacmap.engine.rules.ruleset import Resolution
 from tacmap.ui import plain
 from tacmap.ui.qt import (
     QDialog,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacmap.engine.dice import fresh_seed
-from tacmap.engine.errors import InputError
-from tacmap.engine.state import DIAGONAL_RULES
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import DIAGONAL_RULES
+from tacmap.engine.rules.dice import fresh_seed
 from tacmap.ui import applog
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.demos import demos

@@ -12,10 +12,10 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tacmap.engine.commands import AddTokens, RemoveTokens
-from tacmap.engine.gm import next_ids, next_names
-from tacmap.engine.roster import next_copy
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.files.roster import next_copy
+from tacmap.engine.model.commands import AddTokens, RemoveTokens
+from tacmap.engine.model.state import Cell, Encounter, Token
+from tacmap.engine.play.gm import next_ids, next_names
 from tacmap.ui.map.group_drag import selected_ids
 from tacmap.ui.map.token_item import CELL
 

@@ -22,7 +22,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
 from tacmap import __version__
-from tacmap.engine.ruleset import ENV_VAR, Registry
+from tacmap.engine.rules.ruleset import ENV_VAR, Registry
 from tacmap.ui import applog, settings
 from tacmap.ui.qt import (
     QAction,

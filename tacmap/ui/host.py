@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tacmap.engine.commands import Command
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import Command
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.ask import (
     Ask,
     AskDice,

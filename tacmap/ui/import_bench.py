@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.bench import Measure, time_runs
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Encounter
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 
 #: The figures' names.
 IMPORT = "import: Universal VTT 60×40 cells, 3,000 wall segments, 4096×2731 image, to a file"
@@ -27,8 +27,8 @@ def run(registry: Registry, ruleset: Ruleset, big_encounter: Callable[..., Encou
     from tacmap.ui.render import app
 
     app()
-    from tacmap.engine import uvtt
-    from tacmap.engine.uvtt_sample import big
+    from tacmap.engine.files import uvtt
+    from tacmap.engine.files.uvtt_sample import big
 
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "big.dd2vtt"
@@ -52,8 +52,9 @@ def _first_drag(registry: Registry, ruleset: Ruleset, state: Encounter, images: 
     import copy
     import time
 
-    from tacmap.engine import uvtt, vision
-    from tacmap.engine.state import Token
+    from tacmap.engine.files import uvtt
+    from tacmap.engine.model.state import Token
+    from tacmap.engine.space import vision
     from tacmap.ui.bench import gm_and_player, put_away
     from tacmap.ui.map.scene import MapScene
     from tacmap.ui.session import Session

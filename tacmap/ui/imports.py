@@ -4,8 +4,8 @@ Import Map makes a new, untitled encounter from a Universal VTT file (its image
 in the encounter's image folder, the grid aligned, walls and doors laid, fog on);
 Import Walls puts a file's walls and doors on the open encounter's map as one
 undoable ``SetWalls``; Export Fight Report writes the players' HTML report.
-The reading and the report are the engine's (``tacmap.engine.uvtt``,
-``tacmap.engine.report``); this is the dialogs around them.
+The reading and the report are the engine's (``tacmap.engine.files.uvtt``,
+``tacmap.engine.files.report``); this is the dialogs around them.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from tacmap.engine import storage, uvtt
-from tacmap.engine.commands import SetWalls
-from tacmap.engine.dice import fresh_seed
-from tacmap.engine.errors import InputError
+from tacmap.engine.files import storage, uvtt
+from tacmap.engine.model.commands import SetWalls
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.dice import fresh_seed
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.files import Files, file_name
 from tacmap.ui.host import Host

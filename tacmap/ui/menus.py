@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tacmap.engine.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
-from tacmap.engine.state import DIAGONAL_RULES, Encounter
+from tacmap.engine.model.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
+from tacmap.engine.model.state import DIAGONAL_RULES, Encounter
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files

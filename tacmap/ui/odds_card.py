@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from tacmap.engine.views import Odds, Preview, Reaction
+from tacmap.engine.rules.views import Odds, Preview, Reaction
 from tacmap.ui import plain
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import (

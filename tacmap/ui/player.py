@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tacmap.engine.state import Encounter, OutOfFight, marked_dead
-from tacmap.engine.views import OrderRow, TurnOrder
+from tacmap.engine.model.state import Encounter, OutOfFight, marked_dead
+from tacmap.engine.rules.views import OrderRow, TurnOrder
 from tacmap.ui.images import ImageCache
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL

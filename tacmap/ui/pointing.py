@@ -13,9 +13,9 @@ from pathlib import Path
 
 import msgspec
 
-from tacmap.engine.commands import EditToken
-from tacmap.engine.measure import Reading
-from tacmap.engine.state import Token
+from tacmap.engine.model.commands import EditToken
+from tacmap.engine.model.state import Token
+from tacmap.engine.space.measure import Reading
 from tacmap.ui.build import Builder
 from tacmap.ui.host import Host
 from tacmap.ui.map.drops import ENCOUNTER, dropped_files, named_scale

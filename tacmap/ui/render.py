@@ -6,8 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QApplication, QColor, QImage, QPainter, QRectF, Qt

@@ -10,12 +10,12 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from tacmap.engine import storage
-from tacmap.engine.errors import InputError
-from tacmap.engine.referee import Entry
-from tacmap.engine.report import fight, page
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Encounter
+from tacmap.engine.files import storage
+from tacmap.engine.files.report import fight, page
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.referee import Entry
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.ui.qt import QBuffer, QByteArray, QIODevice
 from tacmap.ui.render import draw
 

@@ -6,9 +6,9 @@ never creates the file; ``RosterActions`` owns the Roster panel and its buttons.
 
 from __future__ import annotations
 
-from tacmap.engine.commands import AddToken
-from tacmap.engine.errors import InputError
-from tacmap.engine.roster import Roster
+from tacmap.engine.files.roster import Roster
+from tacmap.engine.model.commands import AddToken
+from tacmap.engine.model.errors import InputError
 from tacmap.ui.build import free_cell, selected_token
 from tacmap.ui.host import Host
 from tacmap.ui.panels.roster import RosterPanel

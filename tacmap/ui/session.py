@@ -9,11 +9,11 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine import storage
-from tacmap.engine.errors import InputError
-from tacmap.engine.referee import Change, Entry, Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter
+from tacmap.engine.files import storage
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.referee import Change, Entry, Referee
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import settings
 from tacmap.ui.qt import QLockFile
 

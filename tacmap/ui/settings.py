@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import platformdirs
 
-from tacmap.engine.storage import write_atomic
+from tacmap.engine.files.storage import write_atomic
 
 FILE = "settings.json"
 #: The files settings came from before, in the data folder, by the key that holds them now.

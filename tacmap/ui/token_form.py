@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
-from tacmap.engine.records import Json
-from tacmap.engine.statblock import StatField
-from tacmap.engine.state import Token
+from tacmap.engine.model.records import Json
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.statblock import StatField
 from tacmap.ui.qt import (
     QCheckBox,
     QComboBox,

@@ -19,10 +19,10 @@ from functools import partial
 
 import msgspec
 
-from tacmap.engine.commands import AdjustHp, Command, EditToken, SetCondition, SetHp
-from tacmap.engine.events import ConditionChanged
-from tacmap.engine.gm import MAX_HP_CHANGE
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.model.commands import AdjustHp, Command, EditToken, SetCondition, SetHp
+from tacmap.engine.model.events import ConditionChanged
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.gm import MAX_HP_CHANGE
 from tacmap.ui.build import Builder
 from tacmap.ui.host import Host
 from tacmap.ui.qt import QAction, QDialog, QInputDialog, QKeySequence, QMenu, QWidget

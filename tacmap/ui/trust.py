@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tacmap.engine.ruleset import TRUST_WARNING, Manifest, content_hash
+from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest, content_hash
 from tacmap.ui import settings
 from tacmap.ui.plain import label
 from tacmap.ui.qt import (

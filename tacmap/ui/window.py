@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacmap.engine.commands import Command
-from tacmap.engine.options import acting_token
-from tacmap.engine.referee import Change, Entry
-from tacmap.engine.roster import Roster
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import TurnOrder
+from tacmap.engine.files.roster import Roster
+from tacmap.engine.model.commands import Command
+from tacmap.engine.play.referee import Change, Entry
+from tacmap.engine.rules.options import acting_token
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import TurnOrder
 from tacmap.ui.ask import (
     Ask,
     AskDice,

@@ -12,14 +12,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tacmap.engine.autoplay import Choice
-from tacmap.engine.commands import EndTurn, SetFog, StartCombat
-from tacmap.engine.forecast import worth
-from tacmap.engine.options import acting_token
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import Odds
+from tacmap.engine.model.commands import EndTurn, SetFog, StartCombat
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.autoplay import Choice
+from tacmap.engine.play.forecast import worth
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.options import acting_token
+from tacmap.engine.rules.ruleset import Ruleset
+from tacmap.engine.rules.views import Odds
 
 
 @dataclass(frozen=True)

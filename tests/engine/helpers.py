@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 
 def skirmish_state(seed: int = 5) -> Encounter:

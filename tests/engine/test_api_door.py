@@ -19,10 +19,10 @@ import pytest
 
 import tacmap.api
 import tacmap.engine
-from tacmap.engine import old_paths
-from tacmap.engine.errors import InputError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import API_VERSION, Registry, read_manifest
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules import old_paths
+from tacmap.engine.rules.ruleset import API_VERSION, Registry, read_manifest
 from tests.conftest import TEST_RULESETS
 from tests.engine.helpers import skirmish_state
 
@@ -60,10 +60,10 @@ def test_ruleset_code_imports_tacmap_only_through_the_door(folder: Path) -> None
 
 def test_the_door_check_catches_an_engine_import(tmp_path: Path) -> None:
     (tmp_path / "rules.py").write_text("from tacmap.api import Ruleset\n"
-                                       "from tacmap.engine.state import Token\n"
-                                       "import tacmap.engine.grid as grid\n")
-    assert side_doors(tmp_path) == ["rules.py:2 imports tacmap.engine.state",
-                                    "rules.py:3 imports tacmap.engine.grid"]
+                                       "from tacmap.engine.model.state import Token\n"
+                                       "import tacmap.engine.space.grid as grid\n")
+    assert side_doors(tmp_path) == ["rules.py:2 imports tacmap.engine.model.state",
+                                    "rules.py:3 imports tacmap.engine.space.grid"]
 
 
 def test_the_door_exports_what_it_lists_and_names_its_version() -> None:

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from tacmap.engine import records
-from tacmap.engine.autoplay import Choice, Driver, EveryOption, Table, contract, free_cell
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import ActionOption
+from tacmap.engine.model import records
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.autoplay import Choice, Driver, EveryOption, Table, contract, free_cell
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.schedule import OrderedTurns
+from tacmap.engine.rules.views import ActionOption
 from tests.engine.helpers import skirmish_referee
 
 ATTACK = ActionOption("attack", "Attack", "token")

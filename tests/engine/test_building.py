@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from tacmap.engine import records, storage
-from tacmap.engine.commands import (
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import (
     AddToken,
     Attack,
     Command,
@@ -24,8 +25,8 @@ from tacmap.engine.commands import (
     SetWalls,
     StartCombat,
 )
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import (
     DiagonalChanged,
     EncounterRenamed,
     MapImageChanged,
@@ -33,10 +34,10 @@ from tacmap.engine.events import (
     TokenMoved,
     WallsChanged,
 )
-from tacmap.engine.geometry import Walls
-from tacmap.engine.referee import Referee, replay
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec, Token, Wall
+from tacmap.engine.model.state import MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee, replay
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space.geometry import Walls
 from tests.engine.helpers import skirmish_referee
 
 WALL = Wall(((6, 0), (6, 4)))

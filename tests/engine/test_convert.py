@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 import msgspec
 import pytest
 
-from tacmap.engine.convert import Invalid, convert, locate, place
-from tacmap.engine.errors import InputError
+from tacmap.engine.model.convert import Invalid, convert, locate, place
+from tacmap.engine.model.errors import InputError
 
 
 class Weapon(msgspec.Struct, forbid_unknown_fields=True):

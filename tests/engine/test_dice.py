@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from tacmap.engine.dice import FixedDice, ManualDice, Roll, SeededDice
-from tacmap.engine.errors import RuleError
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.rules.dice import FixedDice, ManualDice, Roll, SeededDice
 
 
 def test_the_seeded_stream_is_a_pure_function_of_seed_and_position() -> None:

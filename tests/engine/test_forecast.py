@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine import storage
-from tacmap.engine.forecast import (
+from tacmap.engine.files import storage
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.forecast import (
     BATCH,
     MAX_ROUNDS,
     Forecast,
@@ -23,9 +24,8 @@ from tacmap.engine.forecast import (
     wilson,
     worth,
 )
-from tacmap.engine.options import acting_token
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.rules.options import acting_token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.forecast_cli import Bar
 from tests.engine.forecast_exact import Side, duel, odds_of, summed, win_chance
 

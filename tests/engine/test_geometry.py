@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tacmap.engine import geometry, grid
-from tacmap.engine.state import Token, Wall
+from tacmap.engine.model.state import Token, Wall
+from tacmap.engine.space import geometry, grid
 
 
 def token(tid: str, x: int, y: int, side: str = "foe", size: int = 1) -> Token:

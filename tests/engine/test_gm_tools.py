@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine import grid
-from tacmap.engine.commands import AddTokens, AdjustHp, MoveGroup, RemoveTokens, RollDice
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import GmRolled
-from tacmap.engine.gm import group_problem, next_ids, next_names, taken_cells
-from tacmap.engine.narrate import sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token, Wall
+from tacmap.engine.model.commands import AddTokens, AdjustHp, MoveGroup, RemoveTokens, RollDice
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import GmRolled
+from tacmap.engine.model.state import Token, Wall
+from tacmap.engine.play.gm import group_problem, next_ids, next_names, taken_cells
+from tacmap.engine.play.narrate import sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space import grid
 from tests.engine.helpers import skirmish_referee
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tacmap.engine import grid
-from tacmap.engine.errors import RuleError
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.space import grid
 
 
 @pytest.mark.parametrize(("rule", "metres"), [

@@ -20,12 +20,13 @@ from typing import Any
 import pytest
 
 from tacmap.cli import MAX_MESSAGE, main
-from tacmap.engine import records, storage
-from tacmap.engine.commands import RenameEncounter, SetValue
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.roster import Roster
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.files.roster import Roster
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import RenameEncounter, SetValue
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_state
 
 DEMO = Path(__file__).parents[2] / "resources" / "demo.tacmap"
@@ -336,8 +337,8 @@ def test_a_refused_huge_command_is_not_echoed_whole(
 
 _SAVER = """
 import sys
-from tacmap.engine import storage
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.rules.ruleset import Registry
 path = sys.argv[1]
 loaded = storage.load(path, Registry())
 state = loaded.state

@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tacmap.cli import main
-from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove, Move
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import FreeMove, Move
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 DEMO = Path(__file__).parents[2] / "resources" / "demo.tacmap"
 BASE = json.loads(DEMO.read_text(encoding="utf-8"))

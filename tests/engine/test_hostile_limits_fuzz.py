@@ -16,12 +16,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tacmap.cli import main
-from tacmap.engine import records, storage
-from tacmap.engine.commands import Move
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MAX_WALLS
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Move
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import MAX_WALLS
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.test_hostile_fuzz import PATHS, hostile_file
 
 WALL = {"type": "wall", "points": [[10.0, 3.0], [10.0, 12.0]]}

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine import records, storage
-from tacmap.engine.commands import AddToken, RenameEncounter, SetWalls
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import MAX_LOG, Entry
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MAX_TOKENS, MAX_WALL_POINTS, MAX_WALLS, MapSpec, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import AddToken, RenameEncounter, SetWalls
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.state import MAX_TOKENS, MAX_WALL_POINTS, MAX_WALLS, MapSpec, Token
+from tacmap.engine.play.referee import MAX_LOG, Entry
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_referee
 from tests.engine.test_hostile_files import hostile, refused, script
 
@@ -178,7 +179,7 @@ def test_a_script_line_past_a_list_limit_is_refused(
 
 
 def test_the_roster_refuses_an_entry_past_the_limits(tmp_path: Path) -> None:
-    from tacmap.engine.roster import MAX_TAGS, Roster
+    from tacmap.engine.files.roster import MAX_TAGS, Roster
 
     big = {"type": "token", "id": "orc", "name": "Orc", "side": "foes", "x": 0, "y": 0,
            "values": {"junk": [1] * (records.MAX_ITEMS + 1)}}

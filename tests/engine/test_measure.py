@@ -6,10 +6,10 @@ from itertools import pairwise
 
 import pytest
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.map_image import fitting_scale, named_grid
-from tacmap.engine.measure import measure
-from tacmap.engine.units import METRES, Units
+from tacmap.engine.files.map_image import fitting_scale, named_grid
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.units import METRES, Units
+from tacmap.engine.space.measure import measure
 
 FEET = Units("ft", 5)
 #: Two diagonal steps to a waypoint, then three straight: one path under each rule.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tacmap.engine import grid
-from tacmap.engine.geometry import Walls
-from tacmap.engine.movement import DragPlanner, plan_route
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.space import grid
+from tacmap.engine.space.geometry import Walls
+from tacmap.engine.space.movement import DragPlanner, plan_route
 
 
 def state_with(walls: tuple[Wall, ...], size: int = 60) -> Encounter:

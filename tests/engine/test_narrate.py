@@ -9,8 +9,9 @@ from typing import cast
 
 import pytest
 
-from tacmap.engine import commands as commands_module
-from tacmap.engine.commands import (
+from tacmap.engine.files.storage import load
+from tacmap.engine.model import commands as commands_module
+from tacmap.engine.model.commands import (
     Act,
     AddToken,
     AddTokens,
@@ -41,13 +42,12 @@ from tacmap.engine.commands import (
     SetWalls,
     StartCombat,
 )
-from tacmap.engine.events import Said, ScheduleChanged, TokenRemoved
-from tacmap.engine.narrate import reactions, sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Encounter, MapSpec, Template, Token, Wall
-from tacmap.engine.storage import load
+from tacmap.engine.model.events import Said, ScheduleChanged, TokenRemoved
+from tacmap.engine.model.state import Encounter, MapSpec, Template, Token, Wall
+from tacmap.engine.play.narrate import reactions, sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.schedule import OrderedTurns
 from tests.engine.helpers import skirmish_state
 
 
@@ -62,7 +62,7 @@ def demo() -> Encounter:
 
 STATE = demo()
 
-#: One example of every command type in tacmap/engine/commands.py, and what it reads as.
+#: One example of every command type in tacmap/engine/model/commands.py, and what it reads as.
 SENTENCES: list[tuple[Command, str]] = [
     (Move("aldric", ((10, 9),)), "Ser Aldric moves to (10, 9)"),
     (Move("aldric", ((8, 9), (10, 9))), "Ser Aldric moves to (10, 9) by way of (8, 9)"),

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import read_script
-from tacmap.engine import storage
-from tacmap.engine.commands import Move
-from tacmap.engine.events import ValueChanged
-from tacmap.engine.narrate import line, sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Move
+from tacmap.engine.model.events import ValueChanged
+from tacmap.engine.play.narrate import line, sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 #: Each demo, its script and the seed its header names.

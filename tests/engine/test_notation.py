@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError
-from tacmap.engine.notation import parse
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.notation import parse
 
 
 @pytest.mark.parametrize(("text", "read", "mean", "low", "high"), [

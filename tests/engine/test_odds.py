@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from tacmap.engine import odds
-from tacmap.engine.dice import SeededDice
+from tacmap.engine.rules import odds
+from tacmap.engine.rules.dice import SeededDice
 
 
 def test_successes_is_binomial() -> None:

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import options, records, storage
-from tacmap.engine.commands import Act, Attack, Command, EndTurn, Move, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.options import command_for
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import ActionOption
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Act, Attack, Command, EndTurn, Move, StartCombat
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules import options
+from tacmap.engine.rules.options import command_for
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import ActionOption
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

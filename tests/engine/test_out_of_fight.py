@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine import vision
-from tacmap.engine.autoplay import Tally, standing
-from tacmap.engine.commands import EndTurn, Move, SetHp, StartCombat
-from tacmap.engine.events import LeftReach
-from tacmap.engine.options import acting_token
-from tacmap.engine.referee import Referee
-from tacmap.engine.report import fight
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Token
-from tacmap.engine.views import OrderRow, TurnOrder
+from tacmap.engine.files.report import fight
+from tacmap.engine.model.commands import EndTurn, Move, SetHp, StartCombat
+from tacmap.engine.model.events import LeftReach
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.autoplay import Tally, standing
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.options import acting_token
+from tacmap.engine.rules.ruleset import Registry, Ruleset
+from tacmap.engine.rules.views import OrderRow, TurnOrder
+from tacmap.engine.space import vision
 from tests.engine.helpers import skirmish_state
 
 

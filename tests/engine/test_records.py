@@ -10,13 +10,13 @@ from typing import Generic, TypeVar
 import msgspec
 import pytest
 
-from tacmap.engine import records
-from tacmap.engine.commands import Attack, Command, Move, SetValue
-from tacmap.engine.dice import Roll
-from tacmap.engine.errors import InputError
-from tacmap.engine.events import DiceRolled, Event, ScheduleChanged, TokenMoved, ValueChanged
-from tacmap.engine.schedule import OrderedTurns, Schedule
-from tacmap.engine.state import Token
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Attack, Command, Move, SetValue
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.events import DiceRolled, Event, ScheduleChanged, TokenMoved, ValueChanged
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.dice import Roll
+from tacmap.engine.rules.schedule import OrderedTurns, Schedule
 
 
 def test_records_round_trip() -> None:
@@ -153,9 +153,9 @@ def test_a_field_holding_any_command_needs_a_type_variable() -> None:
 # A record class cannot be taken back once defined: these mistakes run in a process of their own.
 MISTAKES = """
 import sys
-from tacmap.engine import records
-from tacmap.engine.commands import Command
-from tacmap.engine.events import Event
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Command
+from tacmap.engine.model.events import Event
 
 class Wrong(Event, frozen=True, tag="wrong"):
     command: Command

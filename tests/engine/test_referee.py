@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from tacmap.engine.commands import (
+from tacmap.engine.model.commands import (
     AddToken,
     Attack,
     EndTurn,
@@ -20,12 +20,12 @@ from tacmap.engine.commands import (
     SetValue,
     StartCombat,
 )
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import HpChanged, TokenMoved
-from tacmap.engine.referee import Referee, rejudge, replay
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import HpChanged, TokenMoved
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Referee, rejudge, replay
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_referee, skirmish_state
 
 
@@ -176,8 +176,8 @@ def test_undoing_a_lost_condition_puts_it_back_in_its_place(registry: Registry) 
 
 
 def test_an_entry_that_does_not_fit_the_map_refuses_to_undo(registry: Registry) -> None:
-    from tacmap.engine.events import HpChanged
-    from tacmap.engine.referee import Entry
+    from tacmap.engine.model.events import HpChanged
+    from tacmap.engine.play.referee import Entry
 
     ref = skirmish_referee(registry)
     ref.log.append(Entry(SetHp("ghost", 3), (HpChanged("ghost", 5, 3, "GM"),)))
@@ -188,7 +188,7 @@ def test_an_entry_that_does_not_fit_the_map_refuses_to_undo(registry: Registry) 
 
 
 def test_the_gm_names_the_players_side(registry: Registry) -> None:
-    from tacmap.engine.commands import SetParty
+    from tacmap.engine.model.commands import SetParty
 
     ref = skirmish_referee(registry)
     ref.execute(SetParty("orcs"))

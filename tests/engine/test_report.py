@@ -7,10 +7,10 @@ from html.parser import HTMLParser
 import msgspec
 import pytest
 
-from tacmap.engine.commands import Attack, EditToken, EndTurn, FreeMove, RollDice, StartCombat
-from tacmap.engine.referee import Referee
-from tacmap.engine.report import fight, hp_chart, page
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files.report import fight, hp_chart, page
+from tacmap.engine.model.commands import Attack, EditToken, EndTurn, FreeMove, RollDice, StartCombat
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_state
 
 #: Elements HTML writes without a closing tag.

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import records
-from tacmap.engine.errors import InputError
-from tacmap.engine.roster import (
+from tacmap.engine.files.roster import (
     APPLICATION_ID,
     VERSION,
     Roster,
@@ -25,7 +23,9 @@ from tacmap.engine.roster import (
     default_path,
     next_copy,
 )
-from tacmap.engine.state import Token
+from tacmap.engine.model import records
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Token
 
 ORC = Token("orc", "Orc", "foes", 0, 0, hp=9, max_hp=9, stats={"str": 3, "weapon": "axe"})
 ARCHER = Token("gob", "Goblin Archer", "foes", 0, 0, hp=5, max_hp=5,
@@ -284,9 +284,9 @@ def test_next_copy_counts_orc_orc_2_orc_3() -> None:
 WRITER = r"""
 import json, random, sys
 from pathlib import Path
-from tacmap.engine import records
-from tacmap.engine.roster import Roster
-from tacmap.engine.state import Token
+from tacmap.engine.model import records
+from tacmap.engine.files.roster import Roster
+from tacmap.engine.model.state import Token
 
 path, folder = Path(sys.argv[1]), Path(sys.argv[2])
 rng = random.Random(int(sys.argv[3]))

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Manifest, Registry, content_hash
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import Manifest, Registry, content_hash
 from tests.conftest import TEST_RULESETS
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
 
 TOML = 'id = "{id}"\nname = "Panels"\nversion = "1"\napi = 1\n'
 RULES = '''
-from tacmap.engine.ruleset import Manifest, Ruleset
+from tacmap.engine.rules.ruleset import Manifest, Ruleset
 
 
 class Rules(Ruleset):
@@ -22,7 +22,7 @@ def create(manifest: Manifest) -> Ruleset:
     return Rules(manifest)
 '''
 VIEWS = '''
-from tacmap.engine.views import ActionOption, OrderRow, TurnOrder
+from tacmap.engine.rules.views import ActionOption, OrderRow, TurnOrder
 
 
 def turn_order(rules, state):

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_state
 
 DEMO = Path(__file__).parents[2] / "resources" / "demo.tacmap"
 
 _SAVER = """
 import sys
-from tacmap.engine import storage
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.rules.ruleset import Registry
 path, who, times = sys.argv[1], sys.argv[2], int(sys.argv[3])
 loaded = storage.load(path, Registry())
 state, failed = loaded.state, 0

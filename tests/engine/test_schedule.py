@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine import records, schedule
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.schedule import (
+from tacmap.engine.model import records
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.rules import schedule
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.schedule import (
     SIX_PHASES,
     SPEED_PHASES,
     DeclareThenAct,

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.statblock import (
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.statblock import (
     StatBlock,
     StatField,
     check_stats,
@@ -19,7 +20,6 @@ from tacmap.engine.statblock import (
     defaults,
     fields_of,
 )
-from tacmap.engine.state import Token
 
 TOML: dict[str, Any] = {
     "weapons": {"dagger": {"reach": 1}, "spear": {"reach": 2}},

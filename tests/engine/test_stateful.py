@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from msgspec.structs import replace
 
-from tacmap.engine import storage
-from tacmap.engine.commands import (
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import (
     AddToken,
     Attack,
     Command,
@@ -37,13 +37,13 @@ from tacmap.engine.commands import (
     SetWalls,
     StartCombat,
 )
-from tacmap.engine.dice import SeededDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import DiceRolled
-from tacmap.engine.geometry import Walls, wall_problem
-from tacmap.engine.referee import Referee, replay
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import DIAGONAL_RULES, Encounter, MapSpec, Token, Wall
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import DiceRolled
+from tacmap.engine.model.state import DIAGONAL_RULES, Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee, replay
+from tacmap.engine.rules.dice import SeededDice
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space.geometry import Walls, wall_problem
 from tests.conftest import TEST_RULESETS
 from tests.engine.helpers import skirmish_state
 

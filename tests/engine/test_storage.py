@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import Attack, StartCombat
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Attack, StartCombat
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import Registry
 from tests.engine.helpers import skirmish_referee
 
 

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import msgspec
 import pytest
 
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Entry, Manifest, Registry, RulesetData, Table
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import Entry, Manifest, Registry, RulesetData, Table
 
 
 class Weapon(Entry):
@@ -76,7 +76,7 @@ def _ruleset(root: Path, word: str) -> Path:
         word = "{word}"
         """))
     (folder / "data.py").write_text(textwrap.dedent("""\
-        from tacmap.engine.ruleset import RulesetData, Table
+        from tacmap.engine.rules.ruleset import RulesetData, Table
 
         class Turn(Table):
             word: str
@@ -85,7 +85,7 @@ def _ruleset(root: Path, word: str) -> Path:
             turn: Turn
         """))
     (folder / "rules.py").write_text(textwrap.dedent("""\
-        from tacmap.engine.ruleset import Manifest, Ruleset
+        from tacmap.engine.rules.ruleset import Manifest, Ruleset
 
         from .data import Data
 

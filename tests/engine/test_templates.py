@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import PlaceTemplate, RemoveTemplate
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.events import TemplatePlaced, TemplateRemoved
-from tacmap.engine.narrate import sentence
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Cell, Encounter, MapSpec, Template, Token, Wall
-from tacmap.engine.templates import MAX_SIZE, cells, tokens_inside
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import PlaceTemplate, RemoveTemplate
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.events import TemplatePlaced, TemplateRemoved
+from tacmap.engine.model.state import Cell, Encounter, MapSpec, Template, Token, Wall
+from tacmap.engine.play.narrate import sentence
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space.templates import MAX_SIZE, cells, tokens_inside
 from tests.engine.helpers import skirmish_referee
 
 RULES = ("rectilinear", "chebyshev", "alternating", "euclidean")
@@ -175,7 +175,7 @@ def test_a_file_with_a_template_off_the_map_is_refused(registry: Registry) -> No
 
 
 def test_the_bulk_sight_test_agrees_with_the_one_by_one_test() -> None:
-    from tacmap.engine.geometry import Walls
+    from tacmap.engine.space.geometry import Walls
 
     walls = Walls((Wall(((3, 0), (3, 6))), Wall(((5, 2), (8, 2)), blocks_sight=False),
                    Wall(((6, 5), (7, 5), (7, 7)), closed=True)))

@@ -1,4 +1,4 @@
-"""The turn machinery (tacmap.engine.turns) as the test ruleset declares it in [turn]."""
+"""The turn machinery (tacmap.engine.rules.turns) as the test ruleset declares it in [turn]."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from tacmap.engine.commands import EndTurn, Move, Reorder, SetCondition, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import (
+from tacmap.engine.model.commands import EndTurn, Move, Reorder, SetCondition, StartCombat
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import (
     ConditionChanged,
     DiceRolled,
     HpChanged,
@@ -21,11 +20,12 @@ from tacmap.engine.events import (
     ScheduleChanged,
     TokenMoved,
 )
-from tacmap.engine.referee import Referee, replay
-from tacmap.engine.ruleset import Registry, Resolution
-from tacmap.engine.schedule import OrderedTurns
-from tacmap.engine.state import Token
-from tacmap.engine.turns import Trigger, TurnRuleset, TurnState
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Referee, replay
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry, Resolution
+from tacmap.engine.rules.schedule import OrderedTurns
+from tacmap.engine.rules.turns import Trigger, TurnRuleset, TurnState
 from tests.engine.helpers import skirmish_referee
 
 

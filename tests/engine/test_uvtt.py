@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine import storage, uvtt
-from tacmap.engine.geometry import Walls
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MAX_WALLS
-from tacmap.engine.uvtt_sample import rooms
+from tacmap.engine.files import storage, uvtt
+from tacmap.engine.files.uvtt_sample import rooms
+from tacmap.engine.model.state import MAX_WALLS
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space.geometry import Walls
 from tests.conftest import TEST_RULESETS
 
 

@@ -8,14 +8,15 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacmap.engine import storage, vision
-from tacmap.engine.commands import EditFog, FreeMove, SetDoor, SetFog, SetWalls
-from tacmap.engine.errors import RuleError
-from tacmap.engine.geometry import Walls
-from tacmap.engine.narrate import sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import EditFog, FreeMove, SetDoor, SetFog, SetWalls
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.narrate import sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space import vision
+from tacmap.engine.space.geometry import Walls
 from tests.engine.helpers import skirmish_state
 
 #: A 20×10 map split by a wall at x = 10 with an opening at y 4–6 for a door or window.

@@ -8,10 +8,10 @@ import random
 
 import shapely
 
-from tacmap.engine import uvtt
-from tacmap.engine.geometry import Walls
-from tacmap.engine.state import Wall
-from tacmap.engine.uvtt_sample import rooms
+from tacmap.engine.files import uvtt
+from tacmap.engine.files.uvtt_sample import rooms
+from tacmap.engine.model.state import Wall
+from tacmap.engine.space.geometry import Walls
 
 
 def brute(walls: tuple[Wall, ...], size: int) -> tuple[set[tuple[tuple[int, int], ...]],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.kit.scenarios import Mismatch, event_diff, run
 
 ENCOUNTER = ('{"encounter": {"ruleset": "skirmish", "map": {"width": 8, "height": 6}, '

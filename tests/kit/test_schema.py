@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.kit.schema import file_type
 
 ROOT = Path(__file__).resolve().parents[2]

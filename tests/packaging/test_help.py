@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from tacmap import __version__
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import help as tm_help
 from tacmap.ui.app import demo_path, open_window
 from tacmap.ui.qt import QAction, QDialog, QKeySequence, QMainWindow, QMenu, submenu

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
-from tacmap.engine.options import command_for
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.rules.options import command_for
+from tacmap.engine.rules.ruleset import Registry
 from tests.rulesets.opposed.test_opposed import referee
 
 
@@ -28,7 +28,7 @@ def test_an_opposed_attack_names_the_held_turn_that_may_cut_in(registry: Registr
 
 def test_a_reflex_attack_names_the_declared_dodge_and_the_odds_without_it(
         registry: Registry) -> None:
-    from tacmap.engine.dice import FixedDice
+    from tacmap.engine.rules.dice import FixedDice
     from tests.rulesets.reflex.test_reflex import duel
 
     ref = duel(registry)  # Brak declared an attack on Ana

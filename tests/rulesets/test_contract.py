@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import records
-from tacmap.engine.commands import Move
-from tacmap.engine.options import command_for
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import ActionOption
+from tacmap.engine.model import records
+from tacmap.engine.model.commands import Move
+from tacmap.engine.rules.options import command_for
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import ActionOption
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.qt import QApplication, QDialogButtonBox, QPointF, QPushButton, Qt

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import records, storage
-from tacmap.engine.autoplay import contract
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model import records
+from tacmap.engine.play.autoplay import contract
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 DEMOS = {records.parse(p.read_bytes())["ruleset"]["id"]: p

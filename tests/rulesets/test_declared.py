@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from tacmap.cli import read_script
-from tacmap.engine import storage
-from tacmap.engine.commands import Command
-from tacmap.engine.narrate import sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import Declared
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Command
+from tacmap.engine.play.narrate import sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import Declared
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

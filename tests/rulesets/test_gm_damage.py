@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import AdjustHp, SetCondition, SetHp, StartCombat
-from tacmap.engine.narrate import sentence
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import AdjustHp, SetCondition, SetHp, StartCombat
+from tacmap.engine.play.narrate import sentence
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacmap.engine import storage
-from tacmap.engine.commands import AddToken, EndTurn, StartCombat
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import AddToken, EndTurn, StartCombat
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import Registry
 
 RULES = Path(__file__).resolve().parents[2] / "rulesets"
 

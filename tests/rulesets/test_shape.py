@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry, RulesetData
+from tacmap.engine.rules.ruleset import Registry, RulesetData
 from tacmap.kit.check import ast_problems
 from tacmap.kit.scaffold import TEMPLATE
 

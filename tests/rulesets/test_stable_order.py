@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.options import stable_order
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import ActionOption
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.options import stable_order
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import ActionOption
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.statblock import defaults
-from tacmap.engine.state import Token
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.statblock import defaults
 
 RULES = Path(__file__).resolve().parents[2] / "rulesets"
 #: Stats the rules read through a variable rather than a literal key.

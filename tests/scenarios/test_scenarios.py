@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.referee import replay
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.play.referee import replay
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.kit.scenarios import run
 
 HERE = Path(__file__).parent

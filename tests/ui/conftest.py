@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Cell
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.model.state import Cell
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView
 from tacmap.ui.qt import QApplication, QEvent, QMouseEvent, QPoint, QPointF, Qt

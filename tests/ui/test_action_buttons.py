@@ -23,7 +23,7 @@ def test_a_long_label_keeps_its_start_and_ends_in_an_ellipsis(qtbot: object) -> 
 
 def test_long_turn_order_rows_wrap_in_the_gms_dock(qtbot: object) -> None:
     """speed_rank's rows name the speed, the weapon and its phase: they wrap, no sideways bar."""
-    from tacmap.engine.commands import StartCombat
+    from tacmap.engine.model.commands import StartCombat
     from tacmap.ui.panels.initiative import InitiativePanel
     from tacmap.ui.qt import Qt
 

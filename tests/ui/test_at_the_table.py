@@ -9,9 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.commands import AddToken, Attack, EndTurn, FreeMove, Move, SetHp, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.model.commands import (
+    AddToken,
+    Attack,
+    EndTurn,
+    FreeMove,
+    Move,
+    SetHp,
+    StartCombat,
+)
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.map.look import looks
 from tacmap.ui.map.scene import FloatingText, place_labels

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Wall
+from tacmap.engine.files import storage
+from tacmap.engine.model.state import Wall
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import ROSTER_MIME
 from tacmap.ui.qt import (

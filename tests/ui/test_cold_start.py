@@ -15,13 +15,13 @@ from tacmap.ui.bench import COLD_FLOOR, COLD_START, _cold
 #: Modules the first paint of the demo does not need, each imported when its feature is
 #: first used: charts, odds, File ▸ Import/Export, numpy's masked arrays (np.unique asks
 #: for them), importlib.resources (a user ruleset's finder), QStyle (a selected log line).
-LATER = ("pyqtgraph", "icepool", "tacmap.ui.imports", "tacmap.engine.report", "numpy.ma",
+LATER = ("pyqtgraph", "icepool", "tacmap.ui.imports", "tacmap.engine.files.report", "numpy.ma",
          "importlib.resources")
 
 SCRIPT = textwrap.dedent("""
     import sys
-    from tacmap.engine.ruleset import Registry
-    from tacmap.engine.commands import StartCombat
+    from tacmap.engine.rules.ruleset import Registry
+    from tacmap.engine.model.commands import StartCombat
     from tacmap.ui.app import open_window
     from tacmap.ui.demos import demo_folder
     from tacmap.ui.qt import QApplication, QEvent, QObject

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import AddToken, Attack, EndTurn
-from tacmap.engine.events import DiceRolled, HpChanged, ValueChanged
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import AddToken, Attack, EndTurn
+from tacmap.engine.model.events import DiceRolled, HpChanged, ValueChanged
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QApplication, QPointF, Qt

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine.dice import Roll
-from tacmap.engine.events import GmRolled
+from tacmap.engine.model.events import GmRolled
+from tacmap.engine.rules.dice import Roll
 from tacmap.ui.panels.dice import with_die
 from tacmap.ui.qt import QApplication, QLabel, Qt, QWidget
 from tacmap.ui.window import MainWindow

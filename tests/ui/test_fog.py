@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import shapely
 
-from tacmap.engine import storage, vision
-from tacmap.engine.commands import SetFog, SetWalls, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import SetFog, SetWalls, StartCombat
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.space import vision
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QApplication, QEvent, QMouseEvent, QPointF, Qt
 from tacmap.ui.session import Session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 import pytest
 
-from tacmap.engine.commands import EndTurn
+from tacmap.engine.model.commands import EndTurn
 from tacmap.ui.panels.forecast import ForecastPanel
 from tacmap.ui.qt import QApplication, QWidget, submenu
 from tacmap.ui.window import MainWindow

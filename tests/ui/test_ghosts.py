@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tacmap.cli import read_script
-from tacmap.engine.commands import Command
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import Command
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.qt import QApplication
 from tacmap.ui.session import Session

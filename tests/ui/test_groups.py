@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import FreeMove, StartCombat
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.demos import demo_path
 from tacmap.ui.map.group_drag import selected_ids
 from tacmap.ui.qt import QApplication, QEvent, QMouseEvent, QPointF, Qt

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.storage import load
+from tacmap.engine.files.storage import load
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.images import (
     MAP_PIXELS,
     PORTRAIT_BUDGET,
@@ -106,7 +106,7 @@ def test_twenty_huge_portraits_render_quickly_and_small(
 
 
 def test_the_window_names_a_refused_map_image_in_the_status_bar(window: object) -> None:
-    from tacmap.engine.commands import SetMapImage
+    from tacmap.engine.model.commands import SetMapImage
     from tacmap.ui.window import MainWindow
 
     assert isinstance(window, MainWindow)
@@ -118,7 +118,7 @@ def test_the_window_names_a_refused_map_image_in_the_status_bar(window: object) 
 
 def test_the_player_view_draws_the_gm_maps_images_without_decoding_them_again(
         window: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tacmap.engine.commands import SetMapImage
+    from tacmap.engine.model.commands import SetMapImage
     from tacmap.ui import images
     from tacmap.ui.window import MainWindow
 
@@ -420,7 +420,7 @@ def test_a_platform_the_user_chose_is_kept(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_the_window_names_an_svg_map_image_in_the_status_bar(window: object) -> None:
-    from tacmap.engine.commands import SetMapImage
+    from tacmap.engine.model.commands import SetMapImage
     from tacmap.ui.window import MainWindow
 
     assert isinstance(window, MainWindow)

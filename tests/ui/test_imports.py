@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import SetDoor
-from tacmap.engine.state import Token
-from tacmap.engine.uvtt_sample import rooms
+from tacmap.engine.files.uvtt_sample import rooms
+from tacmap.engine.model.commands import SetDoor
+from tacmap.engine.model.state import Token
 from tacmap.ui import imports
 from tacmap.ui.qt import QApplication, QDialog, QFileDialog, QMenu, submenu
 from tacmap.ui.window import MainWindow

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.qt import QApplication
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacmap.engine.commands import FreeMove, Move
-from tacmap.engine.events import LeftReach, TokenMoved
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import FreeMove, Move
+from tacmap.engine.model.events import LeftReach, TokenMoved
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QApplication, QPointF, Qt
 from tacmap.ui.window import MainWindow
@@ -138,7 +138,7 @@ def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: 
 
 
 def test_sides_named_for_a_colour_are_drawn_in_it() -> None:
-    from tacmap.engine.state import Encounter, Token
+    from tacmap.engine.model.state import Encounter, Token
     from tacmap.ui.map.look import NAMED, side_colours
 
     state = Encounter(ruleset="skirmish")
@@ -151,7 +151,7 @@ def test_sides_named_for_a_colour_are_drawn_in_it() -> None:
 
 def test_a_map_image_is_loaded_and_aligned_through_the_referee(window: MainWindow,
                                                                 tmp_path: Path) -> None:
-    from tacmap.engine.commands import SetMapImage
+    from tacmap.engine.model.commands import SetMapImage
     from tacmap.ui.qt import QColor, QImage
 
     source = tmp_path / "cave.png"
@@ -190,8 +190,8 @@ def test_the_gm_reorders_the_turn_order(window: MainWindow) -> None:
 
 def test_fit_frames_the_fight_not_the_whole_map(qtbot: object, registry: Registry,
                                                 tmp_path: Path) -> None:
-    from tacmap.engine import storage
-    from tacmap.engine.state import Encounter, MapSpec, Token
+    from tacmap.engine.files import storage
+    from tacmap.engine.model.state import Encounter, MapSpec, Token
     from tacmap.ui.session import Session
 
     state = Encounter(ruleset="skirmish", map=MapSpec(1000, 1000))
@@ -211,7 +211,7 @@ def test_fit_frames_the_fight_not_the_whole_map(qtbot: object, registry: Registr
 def test_embedded_and_missing_images(window: MainWindow) -> None:
     import base64
 
-    from tacmap.engine.commands import SetMapImage
+    from tacmap.engine.model.commands import SetMapImage
     from tacmap.ui.qt import QBuffer, QByteArray, QColor, QImage
 
     image = QImage(20, 10, QImage.Format.Format_RGB32)
@@ -229,8 +229,8 @@ def test_embedded_and_missing_images(window: MainWindow) -> None:
 
 
 def test_an_untitled_encounter_survives_a_crash(registry: Registry, tacmap_home: Path) -> None:
-    from tacmap.engine.commands import FreeMove
-    from tacmap.engine.state import Encounter, Token
+    from tacmap.engine.model.commands import FreeMove
+    from tacmap.engine.model.state import Encounter, Token
     from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 
     state = Encounter(ruleset="skirmish")
@@ -245,7 +245,7 @@ def test_an_untitled_encounter_survives_a_crash(registry: Registry, tacmap_home:
 
 
 def test_the_player_view_shows_only_the_named_partys_hit_points(registry: Registry) -> None:
-    from tacmap.engine.state import Encounter, Token
+    from tacmap.engine.model.state import Encounter, Token
     from tacmap.ui.map.look import looks
 
     state = Encounter(ruleset="skirmish", party="heroes")

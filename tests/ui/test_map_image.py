@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.scene import GRID, GRID_MAJOR
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView

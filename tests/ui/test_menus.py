@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.commands import Act, EndTurn, StartCombat
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import Act, EndTurn, StartCombat
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.qt import (
     QAction,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import Act, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Act, StartCombat
+from tacmap.engine.model.state import MapSpec, Token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.layers import DragOverlay
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.qt import QApplication, QPushButton

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QColor, QImage, QPainter, QRectF

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QTextDocument
 
-from tacmap.engine.views import Odds, Preview
+from tacmap.engine.rules.views import Odds, Preview
 from tacmap.ui.map.token_item import TokenItem
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.qt import QLabel, QMessageBox, Qt

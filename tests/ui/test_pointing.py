@@ -8,8 +8,8 @@ import msgspec
 import pytest
 from PySide6.QtCore import QUrl
 
-from tacmap.engine import storage
-from tacmap.engine.state import Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.state import Token
 from tacmap.ui.map.pings import PingRing
 from tacmap.ui.map.ruler import centre
 from tacmap.ui.map.token_item import CELL

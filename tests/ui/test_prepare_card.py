@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.odds_card import OddsCard
 from tacmap.ui.qt import QApplication, QPushButton
 from tacmap.ui.session import Session

@@ -12,14 +12,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tacmap.engine import storage
+from tacmap.engine.files import storage
 from tests.conftest import TEST_RULESETS
 from tests.engine.helpers import skirmish_state
 
 CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from tacmap.engine.ruleset import Registry
+    from tacmap.engine.rules.ruleset import Registry
     from tacmap.ui.app import open_window
     from tacmap.ui.qt import QApplication, QTimer
 

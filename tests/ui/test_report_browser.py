@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.qt import QImage
 from tacmap.ui.report import report_html
 from tests.engine.test_narrate_demos import DEMOS, RESOURCES, played

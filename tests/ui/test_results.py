@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import read_script
-from tacmap.engine.commands import Act, Attack, FreeMove, StartCombat
-from tacmap.engine.events import DiceRolled, HpChanged
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.views import ActionOption, Odds, Preview, Reaction
+from tacmap.engine.model.commands import Act, Attack, FreeMove, StartCombat
+from tacmap.engine.model.events import DiceRolled, HpChanged
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import ActionOption, Odds, Preview, Reaction
 from tacmap.ui.app import demo_path
 from tacmap.ui.dice_sheet import DicePlan, DiceSheet, trial_of
 from tacmap.ui.odds_card import OddsCard, beside, whole_ticks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.settings import FILE
 from tacmap.ui.trust import window_trust
 from tests.conftest import TEST_RULESETS
@@ -36,7 +36,7 @@ def test_the_window_asks_once_per_folder_and_content(tmp_path: Path, tacmap_home
 def test_a_no_can_be_forgotten_from_the_help_menu(qtbot: object, tmp_path: Path,
                                                   tacmap_home: Path) -> None:
     """Help ▸ Rulesets You Added lists the answer; Forget, and the window asks again."""
-    from tacmap.engine.errors import InputError
+    from tacmap.engine.model.errors import InputError
     from tacmap.ui.qt import QListWidget, QPushButton
     from tacmap.ui.trust import answers, trust_dialog
 

@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import FreeMove
 from tacmap.ui.window import MainWindow
 
 

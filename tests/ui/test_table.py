@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tacmap import cli
-from tacmap.engine.commands import EndTurn, StartCombat
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import EndTurn, StartCombat
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import app as ui_app
 from tacmap.ui.app import demo_path
 from tacmap.ui.help import GETTING_STARTED

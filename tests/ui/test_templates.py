@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Template, Token, Wall
-from tacmap.engine.views import ActionOption, AreaSpec
+from tacmap.engine.files import storage
+from tacmap.engine.model.state import Encounter, MapSpec, Template, Token, Wall
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.views import ActionOption, AreaSpec
 from tacmap.ui.player import PlayerView
 from tacmap.ui.qt import QAction, QApplication, QEvent, QKeyEvent, Qt
 from tacmap.ui.session import Session
@@ -140,7 +140,7 @@ def test_an_armed_area_follows_the_mouse_and_esc_cancels_it(window: MainWindow) 
 
 def test_a_lasting_template_is_drawn_on_the_player_view(window: MainWindow,
                                                        registry: Registry) -> None:
-    from tacmap.engine.commands import PlaceTemplate
+    from tacmap.engine.model.commands import PlaceTemplate
 
     window.run(PlaceTemplate(Template("circle", (10, 5), 2), "Cloud of fog"))
     players = PlayerView(window.session)
@@ -178,8 +178,8 @@ def test_token_tooltips_stay_out_of_the_way_while_a_template_is_placed(
 def test_a_dragged_circle_reaches_the_cell_under_the_mouse_by_the_diagonal_rule(
         window: MainWindow, rule: str, radius: int) -> None:
     """Two cells diagonally is 2 under chebyshev, 4 when a diagonal costs 2, 3 in between."""
-    from tacmap.engine.commands import SetDiagonal
-    from tacmap.engine.templates import cells
+    from tacmap.engine.model.commands import SetDiagonal
+    from tacmap.engine.space.templates import cells
 
     view = window.view
     if window.session.referee.state.diagonal != rule:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tacmap.engine.narrate import sentence
+from tacmap.engine.play.narrate import sentence
 from tacmap.ui.qt import QAction, QApplication, QMenu, QPoint, Qt, submenu
 from tacmap.ui.window import MainWindow
 

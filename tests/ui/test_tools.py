@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Wall
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.model.state import Wall
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.menus import TOOLS
@@ -179,7 +179,7 @@ def test_a_kept_template_does_not_take_the_attack_click(window: MainWindow) -> N
 
 
 def test_an_armed_area_puts_a_building_tool_down(window: MainWindow) -> None:
-    from tacmap.engine.views import ActionOption, AreaSpec
+    from tacmap.engine.rules.views import ActionOption, AreaSpec
 
     window.tool_actions["wall"].trigger()
     option = ActionOption("cast", "Cast Fireball", "area", detail="fireball",

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tacmap import cli
-from tacmap.engine import storage
-from tacmap.engine.commands import AddToken, EndTurn, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import AddToken, EndTurn, StartCombat
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.app import demo_path
 from tacmap.ui.combat import ReasonMenu
 from tacmap.ui.files import file_name

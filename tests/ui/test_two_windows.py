@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import FreeMove, StartCombat
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import FreeMove, StartCombat
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.session import Session, untitled_autosaves
 from tacmap.ui.window import MainWindow
 from tests.ui.conftest import shown

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tacmap.engine.commands import EndTurn, SetCondition, SetMapImage, StartCombat
-from tacmap.engine.ruleset import Registry
+from tacmap.engine.model.commands import EndTurn, SetCondition, SetMapImage, StartCombat
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import player as player_module
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.player import MIN_TOKEN, PlayerView

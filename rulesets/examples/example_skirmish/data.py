@@ -6,8 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from tacmap.engine.ruleset import Entry, Table
-from tacmap.engine.turns import TurnData
+from tacmap.api import Entry, Table, TurnData
 
 Face = Annotated[int, msgspec.Meta(ge=1)]
 

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from tacmap.engine import odds
-from tacmap.engine.commands import Act
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import HpChanged, Said, condition_change
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.turns import Trigger, TurnRuleset
-from tacmap.engine.views import Odds
+from tacmap.api import (
+    Act,
+    Encounter,
+    HpChanged,
+    Manifest,
+    Odds,
+    Resolution,
+    RuleError,
+    Ruleset,
+    Said,
+    Token,
+    Trigger,
+    TurnRuleset,
+    condition_change,
+    odds,
+)
 
 from .data import Data, Weapon
 

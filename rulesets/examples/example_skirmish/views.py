@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tacmap.engine.state import Encounter, Token
-from tacmap.engine.turns import TurnRuleset
-from tacmap.engine.views import ActionOption
+from tacmap.api import ActionOption, Encounter, Token, TurnRuleset
 
 
 def options(rules: TurnRuleset[Any], state: Encounter, token: Token) -> list[ActionOption]:

@@ -6,8 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from tacmap.engine.ruleset import Table
-from tacmap.engine.turns import TurnData
+from tacmap.api import Table, TurnData
 
 Die = Annotated[int, msgspec.Meta(ge=2)]
 

@@ -5,11 +5,17 @@ Change these to your game's; each method says when the engine calls it.
 
 from __future__ import annotations
 
-from tacmap.engine.errors import RuleError
-from tacmap.engine.events import ConditionChanged, HpChanged, Said
-from tacmap.engine.ruleset import Manifest, Resolution, Ruleset
-from tacmap.engine.state import Token
-from tacmap.engine.turns import TurnRuleset
+from tacmap.api import (
+    ConditionChanged,
+    HpChanged,
+    Manifest,
+    Resolution,
+    RuleError,
+    Ruleset,
+    Said,
+    Token,
+    TurnRuleset,
+)
 
 from .data import Data
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from tacmap.engine import grid
-from tacmap.engine.errors import RuleError
-from tacmap.engine.state import Cell, Encounter, Template
-from tacmap.engine.templates import cells, describe, tokens_inside
-from tacmap.engine.views import AreaSpec
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Cell, Encounter, Template
+from tacmap.engine.rules.views import AreaSpec
+from tacmap.engine.space import grid
+from tacmap.engine.space.templates import cells, describe, tokens_inside
 from tacmap.ui.map.hint import CursorHint
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL

@@ -1,6 +1,6 @@
 """Area templates on the map: the ones left on it, and the one being placed.
 
-Cells come from ``tacmap.engine.templates`` (the diagonal rule and the walls
+Cells come from ``tacmap.engine.space.templates`` (the diagonal rule and the walls
 decide them); this module only draws them: a translucent fill with a cosmetic
 outline and the label, and, while placing, a ring round every token inside.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tacmap.engine.geometry import Walls
-from tacmap.engine.state import Cell, Encounter, Placed, Template, Token
-from tacmap.engine.templates import cells
+from tacmap.engine.model.state import Cell, Encounter, Placed, Template, Token
+from tacmap.engine.space.geometry import Walls
+from tacmap.engine.space.templates import cells
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import (
     QBrush,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from tacmap.engine import grid
-from tacmap.engine.commands import FreeMove, Move
-from tacmap.engine.errors import RuleError
-from tacmap.engine.narrate import declaration, reactions
-from tacmap.engine.referee import Referee
-from tacmap.engine.state import Cell
-from tacmap.engine.units import METRES, Units
-from tacmap.engine.views import Preview
+from tacmap.engine.model.commands import FreeMove, Move
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Cell
+from tacmap.engine.model.units import METRES, Units
+from tacmap.engine.play.narrate import declaration, reactions
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.views import Preview
+from tacmap.engine.space import grid
 from tacmap.ui.map.layers import DragView
 from tacmap.ui.map.scene import MapScene
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacmap.engine.map_image import fitting_scale, named_grid
+from tacmap.engine.files.map_image import fitting_scale, named_grid
 from tacmap.ui.qt import QImageReader, QMimeData
 
 #: An encounter file: dropped anywhere on the window, it is opened.

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable
 
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import Declared
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.rules.views import Declared
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import (
     QBrush,

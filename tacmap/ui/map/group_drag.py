@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-from tacmap.engine.commands import MoveGroup
-from tacmap.engine.errors import RuleError
-from tacmap.engine.gm import group_problem, taken_cells
-from tacmap.engine.referee import Referee
-from tacmap.engine.state import Cell
+from tacmap.engine.model.commands import MoveGroup
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Cell
+from tacmap.engine.play.gm import group_problem, taken_cells
+from tacmap.engine.play.referee import Referee
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL, TokenItem
 from tacmap.ui.qt import (

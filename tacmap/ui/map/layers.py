@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from tacmap.engine.state import Cell, Wall
+from tacmap.engine.model.state import Cell, Wall
 from tacmap.ui.map.look import TokenLook
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import (

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter, Token, party_side
+from tacmap.engine.model.state import Encounter, Token, party_side
+from tacmap.engine.rules.ruleset import Ruleset
 
 #: Side colours in order of first appearance: calm blue for the first side
 #: (usually the party), then clearly different hues.

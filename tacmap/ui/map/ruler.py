@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tacmap.engine.measure import Reading, measure
-from tacmap.engine.state import Cell
+from tacmap.engine.model.state import Cell
+from tacmap.engine.space.measure import Reading, measure
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.tools import Tool
 from tacmap.ui.qt import (

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import shapely
 
-from tacmap.engine import grid, vision
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Cell, Encounter, Token
+from tacmap.engine.model.state import Cell, Encounter, Token
+from tacmap.engine.rules.ruleset import Ruleset
+from tacmap.engine.space import grid, vision
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_EDGE, PORTRAIT_PIXELS, ImageCache, describe
 from tacmap.ui.map.areas import SKETCH, InsideRings, LastingLayer, TemplateItem
 from tacmap.ui.map.ghosts import GhostLayer

@@ -8,8 +8,8 @@ from itertools import pairwise
 
 import msgspec
 
-from tacmap.engine.commands import Command, EditFog, SetMapImage, SetWalls
-from tacmap.engine.state import Encounter, Wall
+from tacmap.engine.model.commands import Command, EditFog, SetMapImage, SetWalls
+from tacmap.engine.model.state import Encounter, Wall
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.qt import QColor, QGraphicsPathItem, QPainterPath, QPen, QPointF, Qt
 

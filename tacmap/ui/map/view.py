@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tacmap.engine.referee import Referee
+from tacmap.engine.play.referee import Referee
 from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController
 from tacmap.ui.map.drops import dropped_files

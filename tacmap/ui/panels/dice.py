@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tacmap.engine.commands import Command, RollDice
-from tacmap.engine.errors import InputError
-from tacmap.engine.events import GmRolled
-from tacmap.engine.free_roll import odds_lines
-from tacmap.engine.notation import MAX_DICE, MAX_SIDES, Chances, DiceTerm, Notation, parse
-from tacmap.engine.referee import Entry
+from tacmap.engine.model.commands import Command, RollDice
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.events import GmRolled
+from tacmap.engine.play.referee import Entry
+from tacmap.engine.rules.free_roll import odds_lines
+from tacmap.engine.rules.notation import MAX_DICE, MAX_SIDES, Chances, DiceTerm, Notation, parse
 from tacmap.ui.odds_card import whole_axis
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import (

@@ -16,9 +16,9 @@ from typing import Protocol
 
 import numpy as np
 
-from tacmap.engine.forecast import Forecast, forecast
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter, Token
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.forecast import Forecast, forecast
+from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.qt import (
     QComboBox,
     QDockWidget,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from tacmap.engine.commands import Command, EndTurn, Reorder, StartCombat
-from tacmap.engine.options import command_for, stable_order
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import ActionOption, TurnOrder
+from tacmap.engine.model.commands import Command, EndTurn, Reorder, StartCombat
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.rules.options import command_for, stable_order
+from tacmap.engine.rules.views import ActionOption, TurnOrder
 from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import tip
 from tacmap.ui.qt import (

@@ -1,7 +1,7 @@
 """The combat log: every command as a sentence and its events, newest last; filter; copy.
 
 Each entry of the referee's log is a bold heading that says what was asked as
-a sentence (``tacmap.engine.narrate``), then one indented line per event.
+a sentence (``tacmap.engine.play.narrate``), then one indented line per event.
 Lines wrap to the dock's width.
 
 A log can be tens of thousands of entries long, so this is a model and a view
@@ -20,10 +20,10 @@ that only ever look at the rows on screen:
 
 from __future__ import annotations
 
-from tacmap.engine.events import Event
-from tacmap.engine.narrate import line, sentence
-from tacmap.engine.referee import Entry
-from tacmap.engine.state import Encounter
+from tacmap.engine.model.events import Event
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.narrate import line, sentence
+from tacmap.engine.play.referee import Entry
 from tacmap.ui import qt
 from tacmap.ui.panels.result import ResultStrip
 from tacmap.ui.qt import (

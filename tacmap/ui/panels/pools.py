@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tacmap.engine.views import PoolView
+from tacmap.engine.rules.views import PoolView
 from tacmap.ui.qt import (
     QColor,
     QFont,

@@ -15,10 +15,17 @@ import html
 import re
 from collections.abc import Sequence
 
-from tacmap.engine.events import ConditionChanged, DiceRolled, Event, GmRolled, HpChanged, Said
-from tacmap.engine.narrate import reactions, sentence
-from tacmap.engine.referee import Entry
-from tacmap.engine.state import Encounter
+from tacmap.engine.model.events import (
+    ConditionChanged,
+    DiceRolled,
+    Event,
+    GmRolled,
+    HpChanged,
+    Said,
+)
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.play.narrate import reactions, sentence
+from tacmap.engine.play.referee import Entry
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QVBoxLayout, QWidget
 

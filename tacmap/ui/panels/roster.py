@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tacmap.engine.roster import Roster, RosterEntry
+from tacmap.engine.files.roster import Roster, RosterEntry
 from tacmap.ui.map.view import ROSTER_MIME
 from tacmap.ui.qt import (
     QAbstractItemView,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tacmap.engine.state import Encounter
-from tacmap.engine.views import Timeline
+from tacmap.engine.model.state import Encounter
+from tacmap.engine.rules.views import Timeline
 from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tacmap.engine.commands import StartCombat
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Encounter, MapSpec, Token
+from tacmap.engine.model.commands import StartCombat
+from tacmap.engine.model.state import Encounter, MapSpec, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 
 #: Ana: STR 3 + longsword proficiency 2 = a pool of 5; CON 2; AC 3.
 ANA: dict[str, Any] = {"str": 3, "dex": 2, "con": 2, "ac": 3, "weapon": "longsword",

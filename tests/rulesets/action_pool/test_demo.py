@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine import storage
-from tacmap.engine.events import DiceRolled
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.views import Preview
+from tacmap.engine.files import storage
+from tacmap.engine.model.events import DiceRolled
+from tacmap.engine.rules.ruleset import Registry, Ruleset
+from tacmap.engine.rules.views import Preview
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "resources" / "demo.tacmap"

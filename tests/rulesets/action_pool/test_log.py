@@ -7,8 +7,8 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacmap.engine import storage
-from tacmap.engine.commands import (
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import (
     Act,
     Attack,
     Command,
@@ -19,10 +19,10 @@ from tacmap.engine.commands import (
     SetValue,
     StartCombat,
 )
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Referee, replay
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import Encounter, MapSpec, Wall
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Encounter, MapSpec, Wall
+from tacmap.engine.play.referee import Referee, replay
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 
 from .conftest import ANA, BRAK, token
 

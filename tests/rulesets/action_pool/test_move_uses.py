@@ -3,7 +3,7 @@ their turn", "a character can move 10 m per action (20 m per turn)"."""
 
 from __future__ import annotations
 
-from tacmap.engine.commands import Move
+from tacmap.engine.model.commands import Move
 
 from .conftest import ANA, BRAK, Build, token
 

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from tacmap.engine.commands import Act, Attack, EndTurn
-from tacmap.engine.dice import SeededDice
-from tacmap.engine.events import ConditionChanged, DiceRolled, HpChanged, Said
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.views import Odds
+from tacmap.engine.model.commands import Act, Attack, EndTurn
+from tacmap.engine.model.events import ConditionChanged, DiceRolled, HpChanged, Said
+from tacmap.engine.rules.dice import SeededDice
+from tacmap.engine.rules.ruleset import Ruleset
+from tacmap.engine.rules.views import Odds
 
 from .conftest import BRAK, Build, token
 

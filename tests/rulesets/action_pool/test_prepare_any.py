@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine.commands import Act, Attack, EndTurn, Move
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import RuleError
-from tacmap.engine.options import command_for
-from tacmap.engine.ruleset import Ruleset
+from tacmap.engine.model.commands import Act, Attack, EndTurn, Move
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.options import command_for
+from tacmap.engine.rules.ruleset import Ruleset
 
 from .conftest import ANA, BRAK, Build, token
 

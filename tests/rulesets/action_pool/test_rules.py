@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, Attack, EndTurn, Move, SetValue, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.events import Said, ValueChanged
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Ruleset
-from tacmap.engine.state import Encounter, MapSpec, Token
+from tacmap.engine.model.commands import Act, Attack, EndTurn, Move, SetValue, StartCombat
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.events import Said, ValueChanged
+from tacmap.engine.model.state import Encounter, MapSpec, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Ruleset
 
 from .conftest import ANA, BRAK, Build, token
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, Attack, EndTurn, Move, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.narrate import reactions
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry, builtin_folders
-from tacmap.engine.state import Encounter, MapSpec, Token
+from tacmap.engine.model.commands import Act, Attack, EndTurn, Move, StartCombat
+from tacmap.engine.model.state import Encounter, MapSpec, Token
+from tacmap.engine.play.narrate import reactions
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry, builtin_folders
 
 ROOT = Path(__file__).resolve().parents[3]
 FOLDER = ROOT / "rulesets" / "examples" / "example_skirmish"

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from tacmap.engine.commands import Act, Attack, Move, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry, Ruleset
-from tacmap.engine.state import MapSpec, Token, Wall
+from tacmap.engine.model.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry, Ruleset
 
 
 def corridor(registry: Registry) -> Referee:

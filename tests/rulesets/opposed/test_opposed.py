@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine import storage
-from tacmap.engine.commands import Act, Attack, Move, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.options import command_for
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.model.state import MapSpec, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.options import command_for
+from tacmap.engine.rules.ruleset import Registry
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
@@ -161,8 +161,8 @@ def test_every_disabled_option_says_why(registry: Registry) -> None:
 
 def test_a_gm_heal_or_wound_settles_health_at_once(registry: Registry) -> None:
     """Health below zero knocks out, a heal stands them up: no waiting for the next turn."""
-    from tacmap.engine.commands import SetHp
-    from tacmap.engine.events import Said
+    from tacmap.engine.model.commands import SetHp
+    from tacmap.engine.model.events import Said
 
     ref = referee(registry, brak={"vigor": 10})
     ref.execute(StartCombat(("ana", "brak")))

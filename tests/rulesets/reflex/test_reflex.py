@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec, Token
+from tacmap.engine.model.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.state import MapSpec, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
 from tests.rulesets.test_ruleset_toml import broken
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -230,7 +230,7 @@ def test_no_combat_roll_but_the_declared_one_and_the_data_sets_how_many(
 
 def test_every_step_of_the_demo_undoes_redoes_and_reloads_exactly(registry: Registry) -> None:
     from tacmap.cli import read_script
-    from tacmap.engine import storage
+    from tacmap.engine.files import storage
 
     rules = registry.get("reflex")
     loaded = storage.load(ROOT / "resources" / "reflex_demo.tacmap", registry)

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.commands import Act, EndTurn, Move, StartCombat
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import MapSpec, Token
+from tacmap.engine.model.commands import Act, EndTurn, Move, StartCombat
+from tacmap.engine.model.state import MapSpec, Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.drag import describe_cost
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -83,7 +83,7 @@ def test_status_lines_show_wounds_and_notches(registry: Registry) -> None:
 
 
 def test_the_pool_panel_strikes_out_the_d20_not_used(registry: Registry) -> None:
-    from tacmap.engine.dice import FixedDice
+    from tacmap.engine.rules.dice import FixedDice
 
     referee = melee_phase(registry)
     referee.execute(Act("brak", "dodge"))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tacmap.engine.commands import Command, EndTurn, StartCombat
-from tacmap.engine.dice import FixedDice
-from tacmap.engine.events import Event
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.model.commands import Command, EndTurn, StartCombat
+from tacmap.engine.model.events import Event
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
+from tacmap.engine.rules.ruleset import Registry
 
 #: Two sides that tie on 4 and re-roll 2 against 1: Red first, and one Combat Event is due.
 TIE = (4, 4, 2, 1)

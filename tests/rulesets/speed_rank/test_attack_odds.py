@@ -11,12 +11,12 @@ from fractions import Fraction
 
 import pytest
 
-from tacmap.engine.commands import Attack, StartCombat
-from tacmap.engine.dice import SeededDice
-from tacmap.engine.events import HpChanged
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry, Resolution
-from tacmap.engine.state import Token
+from tacmap.engine.model.commands import Attack, StartCombat
+from tacmap.engine.model.events import HpChanged
+from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import SeededDice
+from tacmap.engine.rules.ruleset import Registry, Resolution
 from tests.rulesets.speed_rank.helpers import referee, run
 
 N = 20_000

@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from tacmap.engine.commands import Act, Attack, EndTurn, Move, RemoveToken, StartCombat
-from tacmap.engine.errors import RuleError
-from tacmap.engine.referee import Referee
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token, Wall
+from tacmap.engine.model.commands import Act, Attack, EndTurn, Move, RemoveToken, StartCombat
+from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.state import Token, Wall
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry
 from tests.rulesets.speed_rank.helpers import (
     TIE,
     fighters,
@@ -206,7 +206,7 @@ def test_knock_down_places_the_falling_figure_next_to_the_first(registry: Regist
     # away from Ana, falls into the free cell beside her nearest to where he stood.
     import copy
 
-    from tacmap.engine.ruleset import Manifest
+    from tacmap.engine.rules.ruleset import Manifest
 
     rules = rules_of(registry)
     data = copy.deepcopy(rules.manifest.data)

@@ -12,10 +12,10 @@ from typing import get_args
 import pytest
 
 from tacmap.cli import main
-from tacmap.engine.errors import InputError
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.schedule import PHASE_NAMES, SPEED_PHASES
-from tacmap.engine.state import Token
+from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.schedule import PHASE_NAMES, SPEED_PHASES
 from tests.rulesets.speed_rank.helpers import rules_of
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tacmap.engine import storage
-from tacmap.engine.commands import Act, AddToken, Attack, EndTurn, Move, Reorder, StartCombat
-from tacmap.engine.errors import InputError, RuleError
-from tacmap.engine.referee import replay
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.schedule import SPEED_PHASES
-from tacmap.engine.state import Template, Token
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Act, AddToken, Attack, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.state import Template, Token
+from tacmap.engine.play.referee import replay
+from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.schedule import SPEED_PHASES
 from tests.rulesets.speed_rank.helpers import fighters, next_round, referee, rules_of, run, to_phase
 
 

@@ -6,9 +6,9 @@ one End turn."""
 
 from __future__ import annotations
 
-from tacmap.engine.commands import Act, Attack, EndTurn, StartCombat
-from tacmap.engine.ruleset import Registry
-from tacmap.engine.state import Token
+from tacmap.engine.model.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.model.state import Token
+from tacmap.engine.rules.ruleset import Registry
 from tests.rulesets.speed_rank.helpers import next_round, referee, rules_of, run, to_phase
 
 

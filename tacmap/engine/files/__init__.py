@@ -1,0 +1,1 @@
+"""Files: encounter files, the roster, Universal VTT maps, map images, the report."""

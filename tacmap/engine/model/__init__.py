@@ -1,0 +1,1 @@
+"""Records and state: typed records, the encounter and its tokens, commands, events."""

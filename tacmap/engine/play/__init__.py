@@ -1,0 +1,1 @@
+"""Play: the referee, the GM's tools, narration, headless play, the bench figures."""

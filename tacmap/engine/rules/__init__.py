@@ -1,0 +1,1 @@
+"""Rules: the Ruleset base, round structures, stat blocks, view-models, dice, odds."""
