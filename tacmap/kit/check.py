@@ -29,7 +29,13 @@ from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.play.autoplay import contract
 from tacmap.engine.play.referee import Referee, replay
-from tacmap.engine.rules.ruleset import Registry, Ruleset, RulesetData, read_manifest
+from tacmap.engine.rules.ruleset import (
+    API_VERSION,
+    Registry,
+    Ruleset,
+    RulesetData,
+    read_manifest,
+)
 from tacmap.kit.scenarios import Mismatch, load_lines, run
 
 #: The files every ruleset folder has (rulesets/README.md, "The shape of a ruleset folder").
@@ -58,14 +64,19 @@ class Part:
         return f"{self.name}: {'ok' if self.ok else 'FAILED'} — {self.summary}"
 
 
-def ast_problems(path: Path) -> list[str]:
-    """Where a ruleset module reads its TOML by hand (``tomllib``, ``manifest.data``)."""
+def ast_problems(path: Path, door: bool = True) -> list[str]:
+    """Where a ruleset module reads its TOML by hand (``tomllib``, ``manifest.data``) or,
+    with ``door`` (ruleset API 2 on), imports tacmap other than through ``tacmap.api``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) \
                 else [node.module or ""]
+            outside = [n for n in names if n.startswith("tacmap.") and n != "tacmap.api"]
+            if outside and door:
+                found.append(f"{path.name} line {node.lineno} imports {outside[0]}: import "
+                             "from tacmap.api (the engine's own modules may move)")
             if "tomllib" in names:
                 found.append(f"{path.name} line {node.lineno} imports tomllib: read "
                              "manifest.tables(Data) instead")
@@ -102,9 +113,10 @@ def check_shape(folder: Path, warn: Callable[[str], None]
         problems.append(str(err))
     except Exception as err:  # a user's rules.py may raise anything as it loads
         problems.append(f"rules.py failed to load: {type(err).__name__}: {err}")
+    door = loaded is None or loaded[1].manifest.data.get("api", API_VERSION) != 1
     for path in sorted(folder.glob("*.py")):
         try:
-            problems += ast_problems(path)
+            problems += ast_problems(path, door)
         except SyntaxError as err:
             problems.append(f"{path.name} line {err.lineno}: {err.msg}")
     if loaded is not None:
@@ -142,6 +154,15 @@ def check_scenarios(folder: Path, registry: Registry) -> Part:
     if failed:
         return Part("scenarios", False, f"{len(failed)} of {len(files)} files failed", failed)
     return Part("scenarios", True, f"{len(files)} files, {steps} steps as written")
+
+
+def find_scenarios(folder: Path, ruleset_id: str) -> Path:
+    """Where the scenario files are: the folder's ``scenarios/``, else, for a built-in ruleset
+    in a checkout of tacmap, the project's ``tests/scenarios/<id>/`` (where its tests keep
+    them; the wheel has none)."""
+    own = folder / "scenarios"
+    project = folder.resolve().parent.parent / "tests" / "scenarios" / ruleset_id
+    return project if not own.is_dir() and project.is_dir() else own
 
 
 def find_demo(folder: Path, ruleset_id: str) -> Path | None:
@@ -228,7 +249,7 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
     registry, ruleset = loaded
 
     def scenario_part() -> Part:
-        return check_scenarios(scenarios or folder / "scenarios", registry)
+        return check_scenarios(scenarios or find_scenarios(folder, ruleset.id), registry)
 
     def contract_part() -> Part:
         return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),

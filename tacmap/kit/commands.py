@@ -26,7 +26,8 @@ def add_parsers(sub: Any) -> None:
     checker.add_argument("--demo", type=Path, default=None, metavar="FILE",
                          help="the encounter to play (default: a .tacmap in DIR)")
     checker.add_argument("--scenarios", type=Path, default=None, metavar="DIR",
-                         help="where the scenario files are (default: DIR/scenarios)")
+                         help="where the scenario files are (default: DIR/scenarios; for a "
+                         "built-in ruleset in a checkout, tests/scenarios/ID)")
     checker.add_argument("--rounds", type=int, default=check.ROUNDS, metavar="N",
                          help=f"rounds played per seed (default {check.ROUNDS})")
     checker.add_argument("--seeds", type=int, default=check.SEEDS, metavar="K",

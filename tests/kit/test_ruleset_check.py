@@ -34,8 +34,8 @@ def made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 @pytest.mark.parametrize("ruleset_id", BUILTIN)
 def test_each_built_in_ruleset_passes_its_check(capsys: pytest.CaptureFixture[str],
                                                 ruleset_id: str) -> None:
-    code, out = check(capsys, ROOT / "rulesets" / ruleset_id,
-                      "--scenarios", str(ROOT / "tests" / "scenarios" / ruleset_id))
+    # In a checkout a built-in's scenarios are found in tests/scenarios/<id>.
+    code, out = check(capsys, ROOT / "rulesets" / ruleset_id)
     lines = out.splitlines()
     assert [line.split(" — ")[0] for line in lines] == ["shape: ok", "scenarios: ok",
                                                          "contract: ok"], out
@@ -143,3 +143,15 @@ def test_the_engine_test_ruleset_passes_its_check(capsys: pytest.CaptureFixture[
     code, out = check(capsys, ROOT / "tests" / "fixtures" / "rulesets" / "skirmish",
                       "--seeds", "1", "--rounds", "5")
     assert code == 0, out
+
+
+def test_an_engine_import_past_the_door_is_named(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = made / "rules.py"
+    past = "from tacmap.engine.rules.odds import die\n"
+    rules.write_text(rules.read_text().replace("from tacmap.api import",
+                                               past + "from tacmap.api import", 1))
+    code, out = check(capsys, made)
+    assert code == 2
+    assert ("rules.py line 8 imports tacmap.engine.rules.odds: import from tacmap.api "
+            "(the engine's own modules may move)") in out
