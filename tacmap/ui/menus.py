@@ -144,7 +144,7 @@ class WindowMenus(QMainWindow):
         self._action(edit, "&Copy Tokens", self.groups.copy, QKeySequence.StandardKey.Copy)
         self._action(edit, "&Paste Tokens", self.groups.paste, QKeySequence.StandardKey.Paste)
         game = bar.addMenu("&Combat")
-        self._action(game, "&Start Combat", lambda: self._run(StartCombat()))
+        self.start_action = self._action(game, "&Start Combat", lambda: self._run(StartCombat()))
         self.end_turn_action = self._action(game, "&End Turn", lambda: self._run(EndTurn()),
                                             END_TURN_KEY)
         self.end_turn_action.setShortcuts([QKeySequence(END_TURN_KEY), QKeySequence("Ctrl+E")])
@@ -297,6 +297,9 @@ class WindowMenus(QMainWindow):
         set_quietly(self.fog_action, state.fog.enabled)
         self.undo_action.setEnabled(can_undo)
         self.redo_action.setEnabled(can_redo)
+        # As the turn panel's buttons: no Start Combat during one, no End Turn before.
+        self.start_action.setEnabled(state.schedule is None)
+        self.end_turn_action.setEnabled(state.schedule is not None)
 
     def door_menu(self, wall: int, at: QPoint) -> QMenu:
         """Right-click on a door: open it or close it."""

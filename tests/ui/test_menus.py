@@ -75,6 +75,17 @@ def test_every_menu_item_runs(window: MainWindow, cancelled: None) -> None:
             "About tacmap"} <= set(triggered)
 
 
+def test_start_combat_and_end_turn_are_offered_only_when_they_can_run(
+        window: MainWindow) -> None:
+    # The fixture's window is in combat: Start Combat is greyed, End Turn offered.
+    assert not window.start_action.isEnabled() and window.end_turn_action.isEnabled()
+    while window.session.referee.log:  # back to before combat
+        window.combat.undo()
+    assert window.start_action.isEnabled() and not window.end_turn_action.isEnabled()
+    assert window.run(StartCombat(("ana", "grul", "bo", "zog")))
+    assert not window.start_action.isEnabled() and window.end_turn_action.isEnabled()
+
+
 def test_quit_closes_the_window(window: MainWindow) -> None:
     file_menu = submenu(window.menuBar().actions()[0], window.menuBar())
     assert isinstance(file_menu, QMenu)

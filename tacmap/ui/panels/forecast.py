@@ -12,6 +12,7 @@ it is; the encounter itself never changes.
 from __future__ import annotations
 
 import copy
+import time
 from typing import Protocol
 
 import numpy as np
@@ -101,13 +102,14 @@ class Job:
     def cancel(self) -> None:
         """Stop after the fight under way and wait for the thread."""
         self.runner.stop = True
-        self.thread.quit()
-        self.thread.wait()
+        self.done()
 
     def done(self) -> None:
-        """The forecast is over: let the thread end."""
+        """Let the thread end, and wait for it in short steps with the interpreter lock let
+        go between them: one long blocking wait could keep the thread from ever ending."""
         self.thread.quit()
-        self.thread.wait()
+        while not self.thread.wait(20):
+            time.sleep(0.002)
 
 
 class ForecastPanel(QWidget):
@@ -163,20 +165,21 @@ class ForecastPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(160)
         layout.addWidget(self.table, 1)
-        what = QHBoxLayout()
+        # Two rows, the lists stretching: a narrow dock still shows whole names.
         self.remove_box = QComboBox()
         self.remove_button = QPushButton("Without")
         self.remove_button.clicked.connect(self.remove_one)
         self.add_box = QComboBox()
-        self.add_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.add_button = QPushButton("With")
         self.add_button.clicked.connect(self.add_one)
         self.clear_button = QPushButton("Clear what-if")
         self.clear_button.clicked.connect(self.clear_what_if)
-        for w in (QLabel("What if:"), self.remove_box, self.remove_button, self.add_box,
-                  self.add_button, self.clear_button):
-            what.addWidget(w)
-        layout.addLayout(what)
+        for row_widgets in ((QLabel("What if:"), self.remove_box, self.remove_button),
+                            (self.add_box, self.add_button, self.clear_button)):
+            what = QHBoxLayout()
+            for w in row_widgets:
+                what.addWidget(w, 1 if isinstance(w, QComboBox) else 0)
+            layout.addLayout(what)
 
     # --- running ------------------------------------------------------------------
 
