@@ -393,6 +393,8 @@ class ForecastDock:
 
     def open(self) -> None:
         """Show the dock and forecast the encounter as it is now."""
+        panel = self.panel  # made before the dock shows, which takes its width from it
+        panel.setFocus()
         self.dock.show()
         self.dock.raise_()
         self.seen = None
