@@ -33,7 +33,7 @@ from tacmap.engine.model.records import Float, Int, Json, Record, Text
 from tacmap.engine.model.state import Cell, Encounter, MapSpec, Placed, Template, Token, party_side
 from tacmap.engine.model.words import article, faces, plural, possessive
 from tacmap.engine.play.benching import attack_figures, attack_runner
-from tacmap.engine.play.forecast import Hints
+from tacmap.engine.play.hints import Hints
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules import odds, turns
 from tacmap.engine.rules.dice import MAX_DICE, FixedDice, Roll

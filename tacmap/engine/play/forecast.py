@@ -30,6 +30,7 @@ from tacmap.engine.files import storage
 from tacmap.engine.model.commands import Move
 from tacmap.engine.model.state import Cell, Encounter, Token
 from tacmap.engine.play.autoplay import Choice, Driver, Table
+from tacmap.engine.play.hints import DOWN, Hints
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.engine.rules.views import ActionOption, Odds
@@ -43,10 +44,6 @@ FRESH = 1
 MAX_ROUNDS = 30
 #: Gestures after which a fight is called undecided, whatever its rounds (a safety net).
 MAX_STEPS = 5000
-#: Conditions that take a token out of the fight in every ruleset that uses them: the
-#: turn order still lists an unconscious or sleeping combatant, but it fights no more.
-DOWN = frozenset({"dead", "unconscious", "incapacitated", "asleep", "dying", "helpless",
-                  "stable", "down", "out"})
 #: z of a two-sided 95% interval.
 Z95 = 1.959964
 
@@ -85,34 +82,6 @@ def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
 # --- the policy --------------------------------------------------------------------
 
 
-@dataclass
-class Hints:
-    """What a ruleset tells the forecast's policy where a generic choice is poor.
-
-    A ruleset offers them as ``forecast_hints()`` (each one explained in its README).
-    """
-
-    avoid: frozenset[str] = frozenset()
-    """Option keys the policy never takes (a GM-only switch, a free shout)."""
-    down: frozenset[str] = frozenset()
-    """More conditions that take a token out of the fight in this ruleset."""
-    prefer: tuple[str, ...] = ()
-    """Option keys, best first, taken when nothing can be attacked and no move helps
-    (a declaration that still does something, a defence)."""
-    ruleset_out: Callable[[Token], bool] | None = None
-    """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
-    all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
-    """``DOWN`` and ``down`` together (an out-of-fight check runs many times a step)."""
-
-    def out(self, token: Token) -> bool:
-        """Out of the fight: ``out_of_fight``, a ``down`` condition, or the ruleset says so."""
-        if token.hp <= 0 or (token.conditions
-                             and not self.all_down.isdisjoint(token.conditions)):
-            return True
-        return self.ruleset_out is not None and self.ruleset_out(token)
-
-    def __post_init__(self) -> None:
-        self.all_down = DOWN | self.down
 
 
 def hints_of(ruleset: Ruleset) -> Hints:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from tacmap.engine.model.state import Encounter, Token
-from tacmap.engine.play.forecast import Forecast, forecast
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.qt import (
     QComboBox,
@@ -41,6 +40,9 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
+
+if TYPE_CHECKING:  # the forecast itself is loaded with the dock's first run
+    from tacmap.engine.play.forecast import Forecast
 
 #: Fights each forecast in the window plays (a few seconds; the first estimate comes
 #: after the first fight).
@@ -77,6 +79,8 @@ class Runner(QObject):
 
     def run(self) -> None:
         """Play the fights (in the worker thread); each report is a copy, never shared."""
+        from tacmap.engine.play.forecast import forecast
+
         def told(result: Forecast) -> None:
             self.progressed.emit(self.which, copy.deepcopy(result))
 

@@ -1,0 +1,48 @@
+"""What a ruleset tells the forecast (``Hints``), and the conditions that take a token out
+of a forecast fight in every ruleset (``DOWN``).
+
+Apart from the forecast itself so that a ruleset, which names ``Hints`` through
+``tacmap.api``, does not load the forecast's worker pool and policy as it loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tacmap.engine.model.state import Token
+
+#: Conditions that take a token out of the fight in every ruleset that uses them: the
+#: turn order still lists an unconscious or sleeping combatant, but it fights no more.
+DOWN = frozenset({"dead", "unconscious", "incapacitated", "asleep", "dying", "helpless",
+                  "stable", "down", "out"})
+
+
+@dataclass
+class Hints:
+    """What a ruleset tells the forecast's policy where a generic choice is poor.
+
+    A ruleset offers them as ``forecast_hints()`` (each one explained in its README).
+    """
+
+    avoid: frozenset[str] = frozenset()
+    """Option keys the policy never takes (a GM-only switch, a free shout)."""
+    down: frozenset[str] = frozenset()
+    """More conditions that take a token out of the fight in this ruleset."""
+    prefer: tuple[str, ...] = ()
+    """Option keys, best first, taken when nothing can be attacked and no move helps
+    (a declaration that still does something, a defence)."""
+    ruleset_out: Callable[[Token], bool] | None = None
+    """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
+    all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
+    """``DOWN`` and ``down`` together (an out-of-fight check runs many times a step)."""
+
+    def out(self, token: Token) -> bool:
+        """Out of the fight: ``out_of_fight``, a ``down`` condition, or the ruleset says so."""
+        if token.hp <= 0 or (token.conditions
+                             and not self.all_down.isdisjoint(token.conditions)):
+            return True
+        return self.ruleset_out is not None and self.ruleset_out(token)
+
+    def __post_init__(self) -> None:
+        self.all_down = DOWN | self.down
