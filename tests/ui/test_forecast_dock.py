@@ -6,7 +6,7 @@ import pyqtgraph as pg
 import pytest
 
 from tacmap.engine.model.commands import EndTurn
-from tacmap.ui.panels.forecast import ForecastPanel
+from tacmap.ui.panels.forecast import NOTHING, ForecastPanel
 from tacmap.ui.qt import QApplication, QWidget, submenu
 from tacmap.ui.window import MainWindow
 
@@ -113,6 +113,16 @@ def test_cancel_stops_and_keeps_what_was_done(qtbot: object, window: MainWindow)
     QApplication.processEvents()  # reports queued before the worker stopped are dropped
     assert panel.results["now"].fights == done
     assert f"{done} of {huge} fights (done)" in panel.title.text()
+
+
+def test_an_encounter_with_no_fight_in_it_says_so(qtbot: object, window: MainWindow) -> None:
+    for tid in [t.id for t in window.session.referee.state.tokens.values()
+                if t.side != "heroes"]:
+        del window.session.referee.state.tokens[tid]  # a map with one side only
+    panel = open_forecast(qtbot, window)
+    assert panel.title.text() == NOTHING
+    assert "now" not in panel.results and not panel.busy()
+    assert panel.table.rowCount() == 0
 
 
 @pytest.fixture(autouse=True)

@@ -63,6 +63,10 @@ class ForecastHost(Protocol):
         """Qt's: dock a widget."""
 
 
+#: What the dock says of an encounter with no fight in it.
+NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
+
+
 class Runner(QObject):
     """Plays one forecast in its thread, telling the dock after every fight."""
 
@@ -200,6 +204,15 @@ class ForecastPanel(QWidget):
             self.add_box.addItem("(no roster)")
         self.add_box.setEnabled(bool(roster))
         self.add_button.setEnabled(bool(roster))
+        self.remove_button.setEnabled(bool(state.tokens))
+        sides = {t.side for t in state.tokens.values() if not ruleset.out_of_fight(t)}
+        if len(sides) < 2:  # no fight to play out: say so rather than chart 200 empty ones
+            self.cancel()
+            self.results.clear()
+            self.what_if, self.what_if_text = None, ""
+            self.redraw()
+            self.title.setText(NOTHING)
+            return
         self.start("now", self.state)
         if self.what_if is not None:
             self.rebuild_what_if()
