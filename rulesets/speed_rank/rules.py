@@ -61,7 +61,7 @@ from tacmap.api import (
     speed_rank,
 )
 
-from . import events_table, multi_phase, recovery, views
+from . import events_table, facts, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 
@@ -96,6 +96,10 @@ class SpeedRank(Ruleset):
         self.dex_table = sorted(d.dexterity.speed_modifier)
         self.piece_ac = d.armour.pieces()
         self.costs = d.action_costs
+        # (race, Dexterity) → base speed: the turn asks it of every combatant at every step.
+        self._speeds: dict[tuple[Any, Any], int] = {}
+        self._dex_mods: dict[int, int] = {}
+        self._earliest: dict[tuple[int, int | None, int], str] = {}
         self._need_stats()
 
     def _need_stats(self) -> None:
@@ -124,16 +128,23 @@ class SpeedRank(Ruleset):
 
     def speed_modifier(self, dex: int) -> int:
         """The Dexterity speed modifier (18 → +1, 5 → −1 in the text)."""
-        mod = self.dex_table[0][1]
-        for low, m in self.dex_table:
-            if dex >= low:
-                mod = m
+        mod = self._dex_mods.get(dex)
+        if mod is None:
+            mod = self.dex_table[0][1]
+            for low, m in self.dex_table:
+                if dex >= low:
+                    mod = m
+            self._dex_mods[dex] = mod
         return mod
 
     def base_speed(self, token: Token) -> int:
         """Speed rank from race, with the Dexterity modifier "taken away from the Speed Rank"."""
-        return speed_rank(self.races[self.stat(token, "race")],
-                          self.speed_modifier(int(self.stat(token, "dex"))))
+        key = (self.stat(token, "race"), self.stat(token, "dex"))
+        known = self._speeds.get(key)
+        if known is None:
+            known = self._speeds[key] = speed_rank(self.races[key[0]],
+                                                   self.speed_modifier(int(key[1])))
+        return known
 
     def weapon_speed(self, token: Token, weapon: Weapon) -> int:
         """The weapon's speed with the wielder's Dexterity modifier taken away, like base speed."""
@@ -204,10 +215,14 @@ class SpeedRank(Ruleset):
 
     def helpless(self, token: Token) -> str:
         """The condition that stops ``token`` acting, or ``""``."""
+        if not token.conditions:
+            return ""
         return next((c for c in token.conditions if c in self.data.actions.helpless), "")
 
     def immobile(self, token: Token) -> str:
         """The condition that stops ``token`` moving, or ``""``."""
+        if not token.conditions:
+            return ""
         return next((c for c in token.conditions if c in self.data.actions.immobile), "")
 
     # ------------------------------------------------------------------ phases and turns
@@ -225,13 +240,16 @@ class SpeedRank(Ruleset):
 
     def shift(self, rnd: Round, side: str) -> int:
         """Phase shift of ``side`` this round (+1 after a 1, −1 after a 10)."""
-        return next((s.shift for s in rnd.initiative.sides if s.side == side), 0)
+        return facts.of(rnd).shift.get(side, 0)
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
-        return earliest(self.base_speed(token),
-                        self.weapon_speed(token, weapon) if weapon else None,
-                        self.shift(rnd, token.side))
+        key = (self.base_speed(token), self.weapon_speed(token, weapon) if weapon else None,
+               facts.of(rnd).shift.get(token.side, 0))
+        known = self._earliest.get(key)
+        if known is None:
+            known = self._earliest[key] = earliest(*key)
+        return known
 
     def _speed_reason(self, rnd: Round, token: Token, weapon: Weapon | None) -> str:
         race, dex = self.stat(token, "race"), int(self.stat(token, "dex"))
@@ -255,11 +273,9 @@ class SpeedRank(Ruleset):
 
     def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None:
         """The sprint or spell the token is in the middle of in this phase, if any."""
-        for a in rnd.timeline.spanning(rnd.phase):
-            plan = rnd.plan(a.actor, a.label) if a.actor == token.id else None
-            if plan is not None:
-                return a, plan
-        return None
+        known = facts.of(rnd)
+        under = known.planned(known.phase_i).get(token.id)
+        return under[0] if under else None
 
     def final_piece(self, rnd: Round, a: TimedAction) -> bool:
         """Whether ``a`` is the last piece of its action (none carried into a later round)."""
@@ -271,31 +287,34 @@ class SpeedRank(Ruleset):
               decision: bool = False) -> Round:
         """The round, if ``token`` may do ``what`` now; else RuleError saying why not."""
         rnd = self.round_of(state)
-        if not token.alive:
-            raise RuleError(f"{token.name} is dead")
-        helpless = self.helpless(token)
-        if helpless:
-            raise RuleError(f"{token.name} is {helpless} and cannot act")
-        if token.side not in rnd.initiative.order:
+        if token.conditions:
+            if not token.alive:
+                raise RuleError(f"{token.name} is dead")
+            helpless = self.helpless(token)
+            if helpless:
+                raise RuleError(f"{token.name} is {helpless} and cannot act")
+        known = facts.of(rnd)
+        if token.side not in known.sides:
             raise RuleError(f"{token.side} joined after this round's initiative roll and acts "
                             "from the next round")
-        if token.side != rnd.current_side:
+        if token.side != known.current:
             raise RuleError(f"it is {possessive(rnd.current_side)} turn in "
                             f"{self.phase_text(rnd.phase)}, not {possessive(token.side)}")
         if decision:
             return rnd
-        busy = self.busy(rnd, token)
-        if busy is not None:
-            a, plan = busy
+        under = known.planned(known.phase_i).get(token.id)
+        if under:
+            a, plan = under[0]
             if not (moving and plan.kind == "sprint"):
                 doing = "sprinting" if plan.kind == "sprint" else f"casting {a.label}"
                 more = " and can only move" if plan.kind == "sprint" else ""
                 raise RuleError(f"{token.name} is {doing} through phase {a.end}{more}")
             return rnd
-        self.charge(rnd, token, cost)
+        if cost:
+            self._pay(rnd, token, cost)
         if not spell:
             allowed = self.earliest_phase(rnd, token, weapon)
-            if rnd.phase_i < phase_index(allowed):
+            if known.phase_i < phase_index(allowed):
                 raise RuleError(f"{token.name} cannot {what} before {self.phase_text(allowed)}: "
                                 f"{self._speed_reason(rnd, token, weapon)}")
         return rnd
@@ -317,15 +336,14 @@ class SpeedRank(Ruleset):
         """
         if not token.alive or self.helpless(token):
             return False
-        mine = [a for a in rnd.timeline.spanning(SPEED_PHASES[at])
-                if a.actor == token.id and rnd.plan(a.actor, a.label) is not None]
+        known = facts.of(rnd)
+        mine = known.planned(at).get(token.id)
         if mine:
-            return any(getattr(rnd.plan(a.actor, a.label), "kind", "") == "sprint"
-                       for a in mine)
-        std, _ = self.actions_left(rnd, token.id)
-        casts = bool(self.known_spells(token)) and std > 0
+            return any(plan.kind == "sprint" for _, plan in mine)
+        std = self.data.actions.standard - known.used.get(token.id, (0, 0))[0]
+        casts = std > 0 and bool(self.known_spells(token))
         if at == PHASE_S:
-            return any(p[0] == token.id for p in rnd.pending) or casts
+            return token.id in known.pending or casts
         if casts:
             return True
         if std <= 0:
@@ -562,12 +580,19 @@ class SpeedRank(Ruleset):
 
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]:
         """Standard and move actions ``token_id`` has left this round."""
-        used = next(((s, m) for t, s, m in rnd.spent if t == token_id), (0, 0))
+        used = facts.of(rnd).used.get(token_id, (0, 0))
         return self.data.actions.standard - used[0], self.data.actions.move - used[1]
 
     def charge(self, rnd: Round, token: Token, cost: Sequence[Cost]
                 ) -> tuple[tuple[str, int, int], ...]:
         """The ``spent`` table after ``token`` pays ``cost``; RuleError if it cannot."""
+        std, mov = self._pay(rnd, token, cost)
+        used = (token.id, self.data.actions.standard - std, self.data.actions.move - mov)
+        rest = tuple(s for s in rnd.spent if s[0] != token.id)
+        return (*rest, used)
+
+    def _pay(self, rnd: Round, token: Token, cost: Sequence[Cost]) -> tuple[int, int]:
+        """Standard and move actions left once ``token`` pays ``cost``; RuleError if it cannot."""
         std, mov = self.actions_left(rnd, token.id)
         for kind in cost:
             if kind == "standard" and std > 0:
@@ -580,9 +605,7 @@ class SpeedRank(Ruleset):
                 what = "standard action left" if kind == "standard" else "action left to move with"
                 raise RuleError(f"{token.name} has no {what} this round "
                                 f"({self._budget()} a round)")
-        used = (token.id, self.data.actions.standard - std, self.data.actions.move - mov)
-        rest = tuple(s for s in rnd.spent if s[0] != token.id)
-        return (*rest, used)
+        return std, mov
 
     def _budget(self) -> str:
         acts = self.data.actions
