@@ -49,7 +49,6 @@ from tacmap.api import (
     Token,
     ValueChanged,
     condition_change,
-    earliest,
     emit_move,
     grid,
     line_of_sight,
@@ -58,12 +57,12 @@ from tacmap.api import (
     plural,
     possessive,
     removal,
-    speed_rank,
 )
 
 from . import events_table, facts, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
+from .speeds import Speeds
 
 ACTS = ("sprint", "cast", "sustain", "cancel", "stand", "pick_up", "free_weapon", "break_free")
 #: The whole-number stats the rules read (besides race, weapon, spells, mount and items).
@@ -96,10 +95,7 @@ class SpeedRank(Ruleset):
         self.dex_table = sorted(d.dexterity.speed_modifier)
         self.piece_ac = d.armour.pieces()
         self.costs = d.action_costs
-        # (race, Dexterity) → base speed: the turn asks it of every combatant at every step.
-        self._speeds: dict[tuple[Any, Any], int] = {}
-        self._dex_mods: dict[int, int] = {}
-        self._earliest: dict[tuple[int, int | None, int], str] = {}
+        self.speeds = Speeds(self.races, self.dex_table, self.stat_block.default)
         self._need_stats()
 
     def _need_stats(self) -> None:
@@ -124,31 +120,19 @@ class SpeedRank(Ruleset):
 
     def stat(self, token: Token, key: str) -> Any:
         """A stat from the token's block, or its default from [stat_block]."""
-        return self.stat_block.value(token.stats, key)
+        return self.speeds.stat(token, key)
 
     def speed_modifier(self, dex: int) -> int:
         """The Dexterity speed modifier (18 → +1, 5 → −1 in the text)."""
-        mod = self._dex_mods.get(dex)
-        if mod is None:
-            mod = self.dex_table[0][1]
-            for low, m in self.dex_table:
-                if dex >= low:
-                    mod = m
-            self._dex_mods[dex] = mod
-        return mod
+        return self.speeds.modifier(dex)
 
     def base_speed(self, token: Token) -> int:
         """Speed rank from race, with the Dexterity modifier "taken away from the Speed Rank"."""
-        key = (self.stat(token, "race"), self.stat(token, "dex"))
-        known = self._speeds.get(key)
-        if known is None:
-            known = self._speeds[key] = speed_rank(self.races[key[0]],
-                                                   self.speed_modifier(int(key[1])))
-        return known
+        return self.speeds.base(token)
 
     def weapon_speed(self, token: Token, weapon: Weapon) -> int:
         """The weapon's speed with the wielder's Dexterity modifier taken away, like base speed."""
-        return speed_rank(weapon.speed, self.speed_modifier(int(self.stat(token, "dex"))))
+        return self.speeds.weapon(token, weapon)
 
     def held_weapon(self, token: Token) -> Weapon:
         """The weapon in the stat block (fists when none)."""
@@ -244,32 +228,11 @@ class SpeedRank(Ruleset):
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
-        key = (self.base_speed(token), self.weapon_speed(token, weapon) if weapon else None,
-               facts.of(rnd).shift.get(token.side, 0))
-        known = self._earliest.get(key)
-        if known is None:
-            known = self._earliest[key] = earliest(*key)
-        return known
+        return self.speeds.earliest(rnd, token, weapon)[0]
 
-    def _speed_reason(self, rnd: Round, token: Token, weapon: Weapon | None) -> str:
-        race, dex = self.stat(token, "race"), int(self.stat(token, "dex"))
-        base = self.base_speed(token)
-        parts = [f"base speed {base} ({race} {self.races[race]}, Dexterity {dex} "
-                 f"{self.speed_modifier(dex):+d})"]
-        speed = self.weapon_speed(token, weapon) if weapon is not None else base
-        if weapon is not None and speed > base:
-            parts.append(f"{weapon.name} speed {speed} ({weapon.speed}, Dexterity "
-                         f"{self.speed_modifier(dex):+d})")
-        elif weapon is not None and speed < base:
-            parts.append(f"the {weapon.name} (speed {weapon.speed}, {speed} with Dexterity "
-                         f"{self.speed_modifier(dex):+d}) is faster than its wielder, "
-                         "so base speed counts")
-        shift = self.shift(rnd, token.side)
-        if shift:
-            roll = rnd.initiative.of(token.side).roll
-            parts.append(f"{token.side} rolled a {roll}: "
-                         + ("delayed one phase" if shift > 0 else "moved up one phase"))
-        return "; ".join(parts)
+    def earliest_at(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> int:
+        """``earliest_phase`` as its index in SPEED_PHASES."""
+        return self.speeds.earliest(rnd, token, weapon)[1]
 
     def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None:
         """The sprint or spell the token is in the middle of in this phase, if any."""
@@ -313,10 +276,10 @@ class SpeedRank(Ruleset):
         if cost:
             self._pay(rnd, token, cost)
         if not spell:
-            allowed = self.earliest_phase(rnd, token, weapon)
-            if known.phase_i < phase_index(allowed):
+            allowed, at = self.speeds.earliest(rnd, token, weapon)
+            if known.phase_i < at:
                 raise RuleError(f"{token.name} cannot {what} before {self.phase_text(allowed)}: "
-                                f"{self._speed_reason(rnd, token, weapon)}")
+                                f"{self.speeds.reason(rnd, token, weapon)}")
         return rnd
 
     def _sides(self, state: Encounter) -> list[str]:
@@ -348,15 +311,18 @@ class SpeedRank(Ruleset):
             return True
         if std <= 0:
             return False
-        first = phase_index(self.earliest_phase(rnd, token))
-        return at == first or at >= self.strike_phase(rnd, token)
+        first, strike = self.speeds.phases(known, token, self.usable(token))
+        return at == first or at >= strike
 
     def strike_phase(self, rnd: Round, token: Token) -> int:
         """Index of the first phase the token's usable weapon may strike in this round."""
-        return phase_index(self.earliest_phase(rnd, token, self.usable(token)))
+        return self.earliest_at(rnd, token, self.usable(token))
 
     def _side_can_act(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
-        return any(self.can_act(state, rnd, t, at) for t in self.members(state, side))
+        for t in state.tokens.values():
+            if t.side == side and self.can_act(state, rnd, t, at):
+                return True
+        return False
 
     def _lands(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
         """Whether a spell of ``side`` takes effect in phase ``at``."""

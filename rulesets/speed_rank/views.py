@@ -49,6 +49,7 @@ class Rules(Protocol):
     def usable(self, token: Token) -> Weapon: ...
     def shift(self, rnd: Round, side: str) -> int: ...
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str: ...
+    def earliest_at(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> int: ...
     def weapon_speed(self, token: Token, weapon: Weapon) -> int: ...
     def dist(self, cells: float) -> str: ...
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]: ...
@@ -126,7 +127,7 @@ def row_state(rules: Rules, state: Encounter, rnd: Round, t: Token, side_state: 
             rules.can_act(state, rnd, t, rnd.phase_i)
             # A lone move action holds no phase, but is the token's to use in its side's turn.
             or (not rules.helpless(t)
-                and rnd.phase_i >= phase_index(rules.earliest_phase(rnd, t)))):
+                and rnd.phase_i >= rules.earliest_at(rnd, t))):
         return "acting"
     return "waiting"
 
@@ -142,8 +143,8 @@ def whose_turn(rules: Rules, state: Encounter) -> str | None:
         return None
     members = rules.members(state, rnd.initiative.sides[rnd.side].side)
     for t in members:
-        if row_state(rules, state, rnd, t, "acting", rules.busy(rnd, t) is not None) \
-                == "acting":
+        if t.alive and row_state(rules, state, rnd, t, "acting",
+                                 rules.busy(rnd, t) is not None) == "acting":
             return t.id
     return next((t.id for t in members if t.alive), None)
 

@@ -194,6 +194,8 @@ class Aggressive:
     def best_attack(self, table: Table, me: Token, enabled: Sequence[ActionOption]
                     ) -> tuple[OddsKey, Choice] | None:
         """The attack worth most now, with its cache key, or None."""
+        if not any(o.target == "token" and o.key != "move" for o in enabled):
+            return None  # the usual step of a fight: nothing to aim at anybody
         state = table.state
         # The most hurt first: their odds are worked out first when few fresh ones may be.
         enemies = sorted((t for t in state.tokens.values()
@@ -263,9 +265,9 @@ class Aggressive:
             return None
         if declared & {t.id for t in enemies}:
             enemies = [t for t in enemies if t.id in declared]
-        enemies.sort(key=lambda t: _gap(me, t))
-        if _gap(me, enemies[0]) <= 1:
+        if min(_gap(me, t) for t in enemies) <= 1:
             return None  # already at grips: walking off would only draw attacks
+        enemies.sort(key=lambda t: _gap(me, t))
         referee = table.referee
         for enemy in enemies[:3]:
             ring = _ring(state, me, enemy)
