@@ -62,16 +62,24 @@ class RoundFacts:
 
 
 _KEPT: dict[int, tuple[Round, RoundFacts]] = {}
+#: The round asked about last, with its facts (one pair, swapped whole: threads may share it).
+_last: tuple[Round | None, RoundFacts | None] = (None, None)
 
 
 def of(rnd: Round) -> RoundFacts:
     """The facts of ``rnd``, worked out the first time it is asked about."""
+    global _last
+    last = _last
+    if last[0] is rnd and last[1] is not None:
+        return last[1]
     # By identity, holding the record: its id cannot be reused while it is kept.
     hit = _KEPT.get(id(rnd))
     if hit is not None and hit[0] is rnd:
-        return hit[1]
-    if len(_KEPT) >= KEPT:
-        _KEPT.clear()
-    facts = RoundFacts(rnd)
-    _KEPT[id(rnd)] = (rnd, facts)
+        facts = hit[1]
+    else:
+        if len(_KEPT) >= KEPT:
+            _KEPT.clear()
+        facts = RoundFacts(rnd)
+        _KEPT[id(rnd)] = (rnd, facts)
+    _last = (rnd, facts)
     return facts

@@ -102,6 +102,8 @@ def passing(rnd: Round, skipped: list[tuple[int, str, bool]]) -> str:
 
     ``skipped`` holds (phase index, side, whether its spell had just landed), in order.
     """
+    if not skipped:
+        return ""
     order = rnd.initiative.order
     parts: list[str] = []
     phases = list(dict.fromkeys(at for at, _, _ in skipped))

@@ -326,6 +326,8 @@ class SpeedRank(Ruleset):
 
     def _lands(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
         """Whether a spell of ``side`` takes effect in phase ``at``."""
+        if not rnd.plans:
+            return False  # no spell under way: most turns of a fight
         for a in rnd.timeline.ending_at(SPEED_PHASES[at]):
             plan = rnd.plan(a.actor, a.label)
             caster = state.tokens.get(a.actor)
@@ -378,7 +380,7 @@ class SpeedRank(Ruleset):
         same_phase = at == rnd.phase_i
         new = replace(rnd, timeline=replace(rnd.timeline, current=label), side=side,
                       sprinted=rnd.sprinted if same_phase else ())
-        who = rnd.initiative.order[side]
+        who = rnd.initiative.sides[side].side
         if nobody:
             note = f"nobody can act this round; {self.phase_text(label)}: {possessive(who)} turn"
         else:

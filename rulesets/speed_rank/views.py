@@ -190,8 +190,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         try:
             test()
         except RuleError as err:
-            return ActionOption(key, label, aim, False, str(err), detail)
-        return ActionOption(key, label, aim, detail=detail)
+            return offer(key, label, aim, False, str(err), detail)
+        return offer(key, label, aim, True, "", detail)
 
     def ready(what: str, **how: Any) -> Callable[[], object]:
         return lambda: rules.ready(state, token, what, **how)
@@ -240,6 +240,22 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     out.append(option("end_turn", "End the side's turn", "none",
                       lambda: rules.round_of(state)))
     return out
+
+
+_OFFERED: dict[tuple[str, str, Aim, bool, str, str], ActionOption] = {}
+
+
+def offer(key: str, label: str, aim: Aim, enabled: bool, reason: str, detail: str
+          ) -> ActionOption:
+    """The option, one record for equal ones: a forecast offers the same few thousands
+    of times (records are frozen, so sharing them is safe)."""
+    ask = (key, label, aim, enabled, reason, detail)
+    known = _OFFERED.get(ask)
+    if known is None:
+        if len(_OFFERED) >= 4096:  # reasons name combatants and phases: bounded
+            _OFFERED.clear()
+        known = _OFFERED[ask] = ActionOption(key, label, aim, enabled, reason, detail)
+    return known
 
 
 def no_stop(rules: Rules, rnd: Round, token: Token) -> Round:
