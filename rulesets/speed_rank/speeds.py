@@ -44,7 +44,7 @@ class Speeds:
         self.default = default
         self._mods: dict[int, int] = {}
         self._base: dict[tuple[Any, Any], int] = {}
-        self._earliest: dict[tuple[int, int | None, int], tuple[str, int]] = {}
+        self._earliest: dict[tuple[Any, Any, int | None, int], tuple[str, int]] = {}
         self._phases: dict[tuple[Any, Any, int, int], tuple[int, int]] = {}
         self._reasons: dict[tuple[Any, ...], str] = {}
 
@@ -76,11 +76,13 @@ class Speeds:
 
     def earliest(self, rnd: Round, token: Token, weapon: Weapon | None) -> tuple[str, int]:
         """First phase ``token`` may act in (attack with ``weapon``) this round: label, index."""
-        key = (self.base(token), self.weapon(token, weapon) if weapon else None,
+        dex = self.stat(token, "dex")
+        key = (self.stat(token, "race"), dex, None if weapon is None else weapon.speed,
                facts.of(rnd).shift.get(token.side, 0))
 
         def work_out() -> tuple[str, int]:
-            label = earliest(*key)
+            speed = None if weapon is None else self.weapon(token, weapon)
+            label = earliest(self.base(token), speed, key[3])
             return label, phase_index(label)
 
         return remember(self._earliest, key, work_out)

@@ -370,7 +370,15 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
     driver = Driver(referee, policy, random.Random(seed + 1), fog=False)
 
     def over(s: Encounter) -> bool:
-        return len(_standing(s, hints)) <= 1
+        # Asked at every step: stops at the second side still standing.
+        first = None
+        for t in s.tokens.values():
+            if not hints.out(t):
+                if first is None:
+                    first = t.side
+                elif t.side != first:
+                    return False
+        return True
 
     rounds = 0
     if not over(state):
