@@ -80,6 +80,10 @@ def _unique_cells(cells: np.ndarray) -> np.ndarray:
     return np.stack([keys // span + low[0], keys % span + low[1]], axis=1)
 
 
+#: Cell pairs whose sight a ``Walls`` keeps (a huge map's fog asks many once: bounded).
+SIGHT_KEPT = 65536
+
+
 class Walls:
     """The map's walls and obstacles, indexed once; answers steps and sight.
 
@@ -99,6 +103,8 @@ class Walls:
         self.sight_tree = STRtree(self.sight_shapes)
         self._blocked_steps: set[tuple[Cell, Cell]] | None = None
         self._blocked_cells: set[Cell] | None = None
+        # Sight between two cells, as asked: a fight asks the same pairs turn after turn.
+        self._sight: dict[tuple[Cell, Cell], bool] = {}
 
     def _rasterise(self) -> None:
         """Find every blocked step and cell once, in bulk, so searches are set look-ups.
@@ -188,8 +194,14 @@ class Walls:
         """Whether a wall that blocks sight lies between the centres of two cells."""
         if not self.sight_shapes:
             return False
-        seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
-        return len(self.sight_tree.query(seg, predicate="intersects")) > 0
+        key = (a, b)
+        known = self._sight.get(key)
+        if known is None:
+            if len(self._sight) >= SIGHT_KEPT:
+                self._sight.clear()
+            seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
+            known = self._sight[key] = len(self.sight_tree.query(seg, predicate="intersects")) > 0
+        return known
 
     def sight_blocked_from(self, a: Cell, others: Sequence[Cell]) -> list[bool]:
         """``sight_blocked(a, b)`` for every ``b`` of ``others``, in one bulk query."""
