@@ -265,7 +265,7 @@ class Aggressive:
             return None
         if declared & {t.id for t in enemies}:
             enemies = [t for t in enemies if t.id in declared]
-        if min(_gap(me, t) for t in enemies) <= 1:
+        if any(_gap(me, t) <= 1 for t in enemies):
             return None  # already at grips: walking off would only draw attacks
         enemies.sort(key=lambda t: _gap(me, t))
         referee = table.referee
