@@ -52,7 +52,7 @@ class RoundFacts:
         known = self._planned.get(at)
         if known is None:
             known = {}
-            if self.rnd.timeline.actions:
+            if self.rnd.plans and self.rnd.timeline.actions:  # no plan: nothing under way
                 for a in self.rnd.timeline.spanning(SPEED_PHASES[at]):
                     plan = self.rnd.plan(a.actor, a.label)
                     if plan is not None:

@@ -33,7 +33,7 @@ from tacmap.api import (
     possessive,
 )
 
-from . import choices
+from . import choices, facts
 from .data import ActionCosts, Cost, Data, Weapon
 from .round import Plan, Round
 
@@ -123,11 +123,11 @@ def row_state(rules: Rules, state: Encounter, rnd: Round, t: Token, side_state: 
         return "declared"
     if rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
         return "done"
+    now = facts.of(rnd).phase_i
     if side_state == "acting" and (
-            rules.can_act(state, rnd, t, rnd.phase_i)
+            rules.can_act(state, rnd, t, now)
             # A lone move action holds no phase, but is the token's to use in its side's turn.
-            or (not rules.helpless(t)
-                and rnd.phase_i >= rules.earliest_at(rnd, t))):
+            or (not rules.helpless(t) and now >= rules.earliest_at(rnd, t))):
         return "acting"
     return "waiting"
 
