@@ -80,7 +80,8 @@ def _unique_cells(cells: np.ndarray) -> np.ndarray:
     return np.stack([keys // span + low[0], keys % span + low[1]], axis=1)
 
 
-#: Cell pairs whose sight a ``Walls`` keeps (a huge map's fog asks many once: bounded).
+#: Cell pairs whose sight a ``Walls`` keeps (a huge map's fog asks many once: bounded);
+#: four times as many steps of a big token.
 SIGHT_KEPT = 65536
 
 
@@ -105,6 +106,7 @@ class Walls:
         self._blocked_cells: set[Cell] | None = None
         # Sight between two cells, as asked: a fight asks the same pairs turn after turn.
         self._sight: dict[tuple[Cell, Cell], bool] = {}
+        self._big_steps: dict[int, dict[tuple[Cell, Cell], bool]] = {}
 
     def _rasterise(self) -> None:
         """Find every blocked step and cell once, in bulk, so searches are set look-ups.
@@ -170,7 +172,7 @@ class Walls:
         inner = [((i, j), (i + di, j + dj)) for i, j in offsets for di, dj in ((1, 0), (0, 1))
                  if i + di < size and j + dj < size]
 
-        def blocked(a: Cell, b: Cell) -> bool:
+        def test(a: Cell, b: Cell) -> bool:
             for i, j in offsets:
                 fa, fb = (a[0] + i, a[1] + j), (b[0] + i, b[1] + j)
                 if (fa, fb) in steps or fb in cells:
@@ -179,6 +181,19 @@ class Walls:
                 if ((b[0] + i, b[1] + j), (b[0] + k, b[1] + m)) in steps:
                     return True
             return False
+
+        # A big token's step is many look-ups, and a search widening round a wall asks
+        # the same steps again: the walls never change, so each answer is kept.
+        known = self._big_steps.setdefault(size, {})
+
+        def blocked(a: Cell, b: Cell) -> bool:
+            key = (a, b)
+            found = known.get(key)
+            if found is None:
+                if len(known) >= SIGHT_KEPT * 4:
+                    known.clear()
+                found = known[key] = test(a, b)
+            return found
 
         return blocked
 
