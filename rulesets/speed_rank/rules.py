@@ -62,7 +62,7 @@ from tacmap.api import (
 from . import events_table, facts, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
-from .speeds import Speeds
+from .speeds import Speeds, remember
 
 ACTS = ("sprint", "cast", "sustain", "cancel", "stand", "pick_up", "free_weapon", "break_free")
 #: The whole-number stats the rules read (besides race, weapon, spells, mount and items).
@@ -96,6 +96,7 @@ class SpeedRank(Ruleset):
         self.piece_ac = d.armour.pieces()
         self.costs = d.action_costs
         self.speeds = Speeds(self.races, self.dex_table, self.stat_block.default)
+        self._odds: dict[tuple[str, int, int, int, int], Odds] = {}
         self._need_stats()
 
     def _need_stats(self) -> None:
@@ -677,6 +678,11 @@ class SpeedRank(Ruleset):
 
     def attack_odds(self, nums: AttackNumbers) -> Odds:
         """Exact chances of ``nums``: to hit, the damage on a hit, and of dropping the target."""
+        # Once per set of numbers: previews (a forecast's above all) ask the same again.
+        key = (nums.weapon.key, nums.to_hit, nums.ac, nums.flat, nums.hp_margin)
+        return remember(self._odds, key, lambda: self._odds_of(nums))
+
+    def _odds_of(self, nums: AttackNumbers) -> Odds:
         d20 = odds.die(self.data.attack.die)
         w = nums.weapon
         rolled = odds.dice(w.count, w.sides) + nums.flat
