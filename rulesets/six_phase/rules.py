@@ -237,9 +237,12 @@ class SixPhase(Ruleset):
 
     def waiting(self, state: Encounter, rnd: Round) -> list[Token]:
         """Who still has to declare (or pass) in this phase, in token order."""
-        if rnd.phases.step != "declare":
-            return []
-        return [t for t in state.tokens.values() if not self.due_reason(state, rnd, t)]
+        if rnd.phases.step != "declare" or rnd.index in (MORALE, SPELLS):
+            return []  # nobody declares in morale and spells (due_reason's second answer)
+        # Asked at every step of a forecast: those who declared or passed are not asked again.
+        done = {*rnd.passed, *(p.who for p in rnd.plans)}
+        return [t for t in state.tokens.values()
+                if t.id not in done and not self.due_reason(state, rnd, t)]
 
     def set_round(self, ctx: Resolution, new: Round, note: str) -> Round:
         """Replace the round, with ``note`` for the log."""

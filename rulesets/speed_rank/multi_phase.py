@@ -247,6 +247,8 @@ def due_spells(rules: Rules, ctx: Resolution) -> None:
     """The spells of the side whose turn begins that end in this phase take effect."""
     state = ctx.state
     rnd = rules.round_of(state)
+    if not rnd.plans:
+        return  # no spell under way: most turns of a fight
     side = rnd.current_side
     for a in rnd.timeline.ending_at(rnd.phase):
         plan = rnd.plan(a.actor, a.label)

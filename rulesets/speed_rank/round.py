@@ -86,7 +86,7 @@ class Round(Schedule, frozen=True, tag="speed_rank_round"):
     @property
     def current_side(self) -> str:
         """The side whose turn it is."""
-        return self.initiative.order[self.side]
+        return self.initiative.sides[self.side].side
 
     def plan(self, actor: str, label: str) -> Plan | None:
         """The plan behind ``actor``'s ``label``, if it is a sprint or a spell."""
@@ -102,6 +102,8 @@ def passing(rnd: Round, skipped: list[tuple[int, str, bool]]) -> str:
 
     ``skipped`` holds (phase index, side, whether its spell had just landed), in order.
     """
+    if not skipped:
+        return ""
     order = rnd.initiative.order
     parts: list[str] = []
     phases = list(dict.fromkeys(at for at, _, _ in skipped))

@@ -49,7 +49,6 @@ from tacmap.api import (
     Token,
     ValueChanged,
     condition_change,
-    earliest,
     emit_move,
     grid,
     line_of_sight,
@@ -58,12 +57,12 @@ from tacmap.api import (
     plural,
     possessive,
     removal,
-    speed_rank,
 )
 
-from . import events_table, multi_phase, recovery, views
+from . import events_table, facts, multi_phase, recovery, views
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
+from .speeds import Speeds, remember
 
 ACTS = ("sprint", "cast", "sustain", "cancel", "stand", "pick_up", "free_weapon", "break_free")
 #: The whole-number stats the rules read (besides race, weapon, spells, mount and items).
@@ -96,6 +95,8 @@ class SpeedRank(Ruleset):
         self.dex_table = sorted(d.dexterity.speed_modifier)
         self.piece_ac = d.armour.pieces()
         self.costs = d.action_costs
+        self.speeds = Speeds(self.races, self.dex_table, self.stat_block.default)
+        self._odds: dict[tuple[str, int, int, int, int], Odds] = {}
         self._need_stats()
 
     def _need_stats(self) -> None:
@@ -120,24 +121,19 @@ class SpeedRank(Ruleset):
 
     def stat(self, token: Token, key: str) -> Any:
         """A stat from the token's block, or its default from [stat_block]."""
-        return self.stat_block.value(token.stats, key)
+        return self.speeds.stat(token, key)
 
     def speed_modifier(self, dex: int) -> int:
         """The Dexterity speed modifier (18 → +1, 5 → −1 in the text)."""
-        mod = self.dex_table[0][1]
-        for low, m in self.dex_table:
-            if dex >= low:
-                mod = m
-        return mod
+        return self.speeds.modifier(dex)
 
     def base_speed(self, token: Token) -> int:
         """Speed rank from race, with the Dexterity modifier "taken away from the Speed Rank"."""
-        return speed_rank(self.races[self.stat(token, "race")],
-                          self.speed_modifier(int(self.stat(token, "dex"))))
+        return self.speeds.base(token)
 
     def weapon_speed(self, token: Token, weapon: Weapon) -> int:
         """The weapon's speed with the wielder's Dexterity modifier taken away, like base speed."""
-        return speed_rank(weapon.speed, self.speed_modifier(int(self.stat(token, "dex"))))
+        return self.speeds.weapon(token, weapon)
 
     def held_weapon(self, token: Token) -> Weapon:
         """The weapon in the stat block (fists when none)."""
@@ -204,10 +200,14 @@ class SpeedRank(Ruleset):
 
     def helpless(self, token: Token) -> str:
         """The condition that stops ``token`` acting, or ``""``."""
+        if not token.conditions:
+            return ""
         return next((c for c in token.conditions if c in self.data.actions.helpless), "")
 
     def immobile(self, token: Token) -> str:
         """The condition that stops ``token`` moving, or ``""``."""
+        if not token.conditions:
+            return ""
         return next((c for c in token.conditions if c in self.data.actions.immobile), "")
 
     # ------------------------------------------------------------------ phases and turns
@@ -225,41 +225,21 @@ class SpeedRank(Ruleset):
 
     def shift(self, rnd: Round, side: str) -> int:
         """Phase shift of ``side`` this round (+1 after a 1, −1 after a 10)."""
-        return next((s.shift for s in rnd.initiative.sides if s.side == side), 0)
+        return facts.of(rnd).shift.get(side, 0)
 
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str:
         """First phase ``token`` may act in (attack with ``weapon``) this round."""
-        return earliest(self.base_speed(token),
-                        self.weapon_speed(token, weapon) if weapon else None,
-                        self.shift(rnd, token.side))
+        return self.speeds.earliest(rnd, token, weapon)[0]
 
-    def _speed_reason(self, rnd: Round, token: Token, weapon: Weapon | None) -> str:
-        race, dex = self.stat(token, "race"), int(self.stat(token, "dex"))
-        base = self.base_speed(token)
-        parts = [f"base speed {base} ({race} {self.races[race]}, Dexterity {dex} "
-                 f"{self.speed_modifier(dex):+d})"]
-        speed = self.weapon_speed(token, weapon) if weapon is not None else base
-        if weapon is not None and speed > base:
-            parts.append(f"{weapon.name} speed {speed} ({weapon.speed}, Dexterity "
-                         f"{self.speed_modifier(dex):+d})")
-        elif weapon is not None and speed < base:
-            parts.append(f"the {weapon.name} (speed {weapon.speed}, {speed} with Dexterity "
-                         f"{self.speed_modifier(dex):+d}) is faster than its wielder, "
-                         "so base speed counts")
-        shift = self.shift(rnd, token.side)
-        if shift:
-            roll = rnd.initiative.of(token.side).roll
-            parts.append(f"{token.side} rolled a {roll}: "
-                         + ("delayed one phase" if shift > 0 else "moved up one phase"))
-        return "; ".join(parts)
+    def earliest_at(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> int:
+        """``earliest_phase`` as its index in SPEED_PHASES."""
+        return self.speeds.earliest(rnd, token, weapon)[1]
 
     def busy(self, rnd: Round, token: Token) -> tuple[TimedAction, Plan] | None:
         """The sprint or spell the token is in the middle of in this phase, if any."""
-        for a in rnd.timeline.spanning(rnd.phase):
-            plan = rnd.plan(a.actor, a.label) if a.actor == token.id else None
-            if plan is not None:
-                return a, plan
-        return None
+        known = facts.of(rnd)
+        under = known.planned(known.phase_i).get(token.id)
+        return under[0] if under else None
 
     def final_piece(self, rnd: Round, a: TimedAction) -> bool:
         """Whether ``a`` is the last piece of its action (none carried into a later round)."""
@@ -271,33 +251,36 @@ class SpeedRank(Ruleset):
               decision: bool = False) -> Round:
         """The round, if ``token`` may do ``what`` now; else RuleError saying why not."""
         rnd = self.round_of(state)
-        if not token.alive:
-            raise RuleError(f"{token.name} is dead")
-        helpless = self.helpless(token)
-        if helpless:
-            raise RuleError(f"{token.name} is {helpless} and cannot act")
-        if token.side not in rnd.initiative.order:
+        if token.conditions:
+            if not token.alive:
+                raise RuleError(f"{token.name} is dead")
+            helpless = self.helpless(token)
+            if helpless:
+                raise RuleError(f"{token.name} is {helpless} and cannot act")
+        known = facts.of(rnd)
+        if token.side not in known.sides:
             raise RuleError(f"{token.side} joined after this round's initiative roll and acts "
                             "from the next round")
-        if token.side != rnd.current_side:
+        if token.side != known.current:
             raise RuleError(f"it is {possessive(rnd.current_side)} turn in "
                             f"{self.phase_text(rnd.phase)}, not {possessive(token.side)}")
         if decision:
             return rnd
-        busy = self.busy(rnd, token)
-        if busy is not None:
-            a, plan = busy
+        under = known.planned(known.phase_i).get(token.id)
+        if under:
+            a, plan = under[0]
             if not (moving and plan.kind == "sprint"):
                 doing = "sprinting" if plan.kind == "sprint" else f"casting {a.label}"
                 more = " and can only move" if plan.kind == "sprint" else ""
                 raise RuleError(f"{token.name} is {doing} through phase {a.end}{more}")
             return rnd
-        self.charge(rnd, token, cost)
+        if cost:
+            self._pay(rnd, token, cost)
         if not spell:
-            allowed = self.earliest_phase(rnd, token, weapon)
-            if rnd.phase_i < phase_index(allowed):
+            allowed, at = self.speeds.earliest(rnd, token, weapon)
+            if known.phase_i < at:
                 raise RuleError(f"{token.name} cannot {what} before {self.phase_text(allowed)}: "
-                                f"{self._speed_reason(rnd, token, weapon)}")
+                                f"{self.speeds.reason(rnd, token, weapon)}")
         return rnd
 
     def _sides(self, state: Encounter) -> list[str]:
@@ -317,31 +300,35 @@ class SpeedRank(Ruleset):
         """
         if not token.alive or self.helpless(token):
             return False
-        mine = [a for a in rnd.timeline.spanning(SPEED_PHASES[at])
-                if a.actor == token.id and rnd.plan(a.actor, a.label) is not None]
+        known = facts.of(rnd)
+        mine = known.planned(at).get(token.id)
         if mine:
-            return any(getattr(rnd.plan(a.actor, a.label), "kind", "") == "sprint"
-                       for a in mine)
-        std, _ = self.actions_left(rnd, token.id)
-        casts = bool(self.known_spells(token)) and std > 0
+            return any(plan.kind == "sprint" for _, plan in mine)
+        std = self.data.actions.standard - known.used.get(token.id, (0, 0))[0]
+        casts = std > 0 and bool(self.known_spells(token))
         if at == PHASE_S:
-            return any(p[0] == token.id for p in rnd.pending) or casts
+            return token.id in known.pending or casts
         if casts:
             return True
         if std <= 0:
             return False
-        first = phase_index(self.earliest_phase(rnd, token))
-        return at == first or at >= self.strike_phase(rnd, token)
+        first, strike = self.speeds.phases(known, token, self.usable(token))
+        return at == first or at >= strike
 
     def strike_phase(self, rnd: Round, token: Token) -> int:
         """Index of the first phase the token's usable weapon may strike in this round."""
-        return phase_index(self.earliest_phase(rnd, token, self.usable(token)))
+        return self.earliest_at(rnd, token, self.usable(token))
 
     def _side_can_act(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
-        return any(self.can_act(state, rnd, t, at) for t in self.members(state, side))
+        for t in state.tokens.values():
+            if t.side == side and self.can_act(state, rnd, t, at):
+                return True
+        return False
 
     def _lands(self, state: Encounter, rnd: Round, side: str, at: int) -> bool:
         """Whether a spell of ``side`` takes effect in phase ``at``."""
+        if not rnd.plans:
+            return False  # no spell under way: most turns of a fight
         for a in rnd.timeline.ending_at(SPEED_PHASES[at]):
             plan = rnd.plan(a.actor, a.label)
             caster = state.tokens.get(a.actor)
@@ -394,7 +381,7 @@ class SpeedRank(Ruleset):
         same_phase = at == rnd.phase_i
         new = replace(rnd, timeline=replace(rnd.timeline, current=label), side=side,
                       sprinted=rnd.sprinted if same_phase else ())
-        who = rnd.initiative.order[side]
+        who = rnd.initiative.sides[side].side
         if nobody:
             note = f"nobody can act this round; {self.phase_text(label)}: {possessive(who)} turn"
         else:
@@ -562,12 +549,19 @@ class SpeedRank(Ruleset):
 
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]:
         """Standard and move actions ``token_id`` has left this round."""
-        used = next(((s, m) for t, s, m in rnd.spent if t == token_id), (0, 0))
+        used = facts.of(rnd).used.get(token_id, (0, 0))
         return self.data.actions.standard - used[0], self.data.actions.move - used[1]
 
     def charge(self, rnd: Round, token: Token, cost: Sequence[Cost]
                 ) -> tuple[tuple[str, int, int], ...]:
         """The ``spent`` table after ``token`` pays ``cost``; RuleError if it cannot."""
+        std, mov = self._pay(rnd, token, cost)
+        used = (token.id, self.data.actions.standard - std, self.data.actions.move - mov)
+        rest = tuple(s for s in rnd.spent if s[0] != token.id)
+        return (*rest, used)
+
+    def _pay(self, rnd: Round, token: Token, cost: Sequence[Cost]) -> tuple[int, int]:
+        """Standard and move actions left once ``token`` pays ``cost``; RuleError if it cannot."""
         std, mov = self.actions_left(rnd, token.id)
         for kind in cost:
             if kind == "standard" and std > 0:
@@ -580,9 +574,7 @@ class SpeedRank(Ruleset):
                 what = "standard action left" if kind == "standard" else "action left to move with"
                 raise RuleError(f"{token.name} has no {what} this round "
                                 f"({self._budget()} a round)")
-        used = (token.id, self.data.actions.standard - std, self.data.actions.move - mov)
-        rest = tuple(s for s in rnd.spent if s[0] != token.id)
-        return (*rest, used)
+        return std, mov
 
     def _budget(self) -> str:
         acts = self.data.actions
@@ -686,6 +678,11 @@ class SpeedRank(Ruleset):
 
     def attack_odds(self, nums: AttackNumbers) -> Odds:
         """Exact chances of ``nums``: to hit, the damage on a hit, and of dropping the target."""
+        # Once per set of numbers: previews (a forecast's above all) ask the same again.
+        key = (nums.weapon.key, nums.to_hit, nums.ac, nums.flat, nums.hp_margin)
+        return remember(self._odds, key, lambda: self._odds_of(nums))
+
+    def _odds_of(self, nums: AttackNumbers) -> Odds:
         d20 = odds.die(self.data.attack.die)
         w = nums.weapon
         rolled = odds.dice(w.count, w.sides) + nums.flat

@@ -33,7 +33,7 @@ from tacmap.api import (
     possessive,
 )
 
-from . import choices
+from . import choices, facts
 from .data import ActionCosts, Cost, Data, Weapon
 from .round import Plan, Round
 
@@ -49,6 +49,7 @@ class Rules(Protocol):
     def usable(self, token: Token) -> Weapon: ...
     def shift(self, rnd: Round, side: str) -> int: ...
     def earliest_phase(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> str: ...
+    def earliest_at(self, rnd: Round, token: Token, weapon: Weapon | None = None) -> int: ...
     def weapon_speed(self, token: Token, weapon: Weapon) -> int: ...
     def dist(self, cells: float) -> str: ...
     def actions_left(self, rnd: Round, token_id: str) -> tuple[int, int]: ...
@@ -122,11 +123,11 @@ def row_state(rules: Rules, state: Encounter, rnd: Round, t: Token, side_state: 
         return "declared"
     if rules.actions_left(rnd, t.id) == (0, 0) or side_state == "done":
         return "done"
+    now = facts.of(rnd).phase_i
     if side_state == "acting" and (
-            rules.can_act(state, rnd, t, rnd.phase_i)
+            rules.can_act(state, rnd, t, now)
             # A lone move action holds no phase, but is the token's to use in its side's turn.
-            or (not rules.helpless(t)
-                and rnd.phase_i >= phase_index(rules.earliest_phase(rnd, t)))):
+            or (not rules.helpless(t) and now >= rules.earliest_at(rnd, t))):
         return "acting"
     return "waiting"
 
@@ -142,8 +143,8 @@ def whose_turn(rules: Rules, state: Encounter) -> str | None:
         return None
     members = rules.members(state, rnd.initiative.sides[rnd.side].side)
     for t in members:
-        if row_state(rules, state, rnd, t, "acting", rules.busy(rnd, t) is not None) \
-                == "acting":
+        if t.alive and row_state(rules, state, rnd, t, "acting",
+                                 rules.busy(rnd, t) is not None) == "acting":
             return t.id
     return next((t.id for t in members if t.alive), None)
 
@@ -184,24 +185,23 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     if token is None:
         return []
 
-    def option(key: str, label: str, aim: Aim, test: Callable[[], object],
-               detail: str = "") -> ActionOption:
+    def option(key: str, label: str, aim: Aim, test: Callable[..., object], *args: Any,
+               detail: str = "", **how: Any) -> ActionOption:
+        # test(*args, **how), not a closure each: a forecast offers actions at every step.
         try:
-            test()
+            test(*args, **how)
         except RuleError as err:
-            return ActionOption(key, label, aim, False, str(err), detail)
-        return ActionOption(key, label, aim, detail=detail)
+            return offer(key, label, aim, False, str(err), detail)
+        return offer(key, label, aim, True, "", detail)
 
-    def ready(what: str, **how: Any) -> Callable[[], object]:
-        return lambda: rules.ready(state, token, what, **how)
-
+    ready = rules.ready
     weapon = rules.usable(token)
     out = [
         option("attack", f"Attack ({weapon.name})", "token",
-               ready(f"attack with the {weapon.name}", weapon=weapon,
-                     cost=rules.data.action_costs.attack)),
+               ready, state, token, f"attack with the {weapon.name}", weapon=weapon,
+               cost=rules.data.action_costs.attack),
         option("move", f"Move ({rules.dist(rules.data.actions.move_cells)})", "cell",
-               lambda: rules.move_check(state, token)),
+               rules.move_check, state, token),
         option("sprint", f"Sprint ({rules.data.actions.sprint_phases} phases)", "none",
                lambda: no_stop(rules, rules.ready(state, token, "sprint",
                                                   cost=rules.data.action_costs.sprint), token)),
@@ -209,7 +209,8 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     for key in dict.fromkeys(rules.known_spells(token)):
         spell = rules.data.spells[key]
         cast = option("cast", f"Cast {spell.name}", "area" if spell.template else "token",
-                      ready("cast", spell=True, cost=rules.data.action_costs.cast), detail=key)
+                      ready, state, token, "cast", spell=True,
+                      cost=rules.data.action_costs.cast, detail=key)
         if spell.template:
             cast = replace(cast, area=AreaSpec(spell.template, int(spell.radius)))
         out.append(cast)
@@ -217,12 +218,12 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
         rnd = state.schedule
         if any(p[0] == actor for p in rnd.pending):
             out.append(option("sustain", "Sustain carried action", "none",
-                              ready("sustain", decision=True)))
+                              ready, state, token, "sustain", decision=True))
         if any(p.actor == actor and rules.running(rnd, p) for p in rnd.plans):
             out.append(option("cancel", "Cancel action", "none",
-                              ready("cancel", decision=True)))
+                              ready, state, token, "cancel", decision=True))
     costs = rules.data.action_costs
-    out += [option(key, label, "none", ready(label.lower(), cost=cost))
+    out += [option(key, label, "none", ready, state, token, label.lower(), cost=cost)
             for cond, key, label, cost in (
                 ("prone", "stand", "Stand up", costs.stand),
                 ("weapon stuck", "free_weapon", "Free stuck weapon", costs.free_weapon),
@@ -230,15 +231,31 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
             if cond in token.conditions]
     if rules.dropped(token):
         out.append(option("pick_up", "Pick up", "none",
-                          ready("pick anything up", cost=rules.data.action_costs.pick_up)))
+                          ready, state, token, "pick anything up",
+                          cost=rules.data.action_costs.pick_up))
     # The GM's open choice (Slip, Close Quarters …): any token may carry the answer. Last,
     # so the actions every token has keep their places while a choice is open.
     open_ = choices.pending(state)
     out += [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
             for code, label in choices.options_of(open_[0])] if open_ else []
-    out.append(option("end_turn", "End the side's turn", "none",
-                      lambda: rules.round_of(state)))
+    out.append(option("end_turn", "End the side's turn", "none", rules.round_of, state))
     return out
+
+
+_OFFERED: dict[tuple[str, str, Aim, bool, str, str], ActionOption] = {}
+
+
+def offer(key: str, label: str, aim: Aim, enabled: bool, reason: str, detail: str
+          ) -> ActionOption:
+    """The option, one record for equal ones: a forecast offers the same few thousands
+    of times (records are frozen, so sharing them is safe)."""
+    ask = (key, label, aim, enabled, reason, detail)
+    known = _OFFERED.get(ask)
+    if known is None:
+        if len(_OFFERED) >= 4096:  # reasons name combatants and phases: bounded
+            _OFFERED.clear()
+        known = _OFFERED[ask] = ActionOption(key, label, aim, enabled, reason, detail)
+    return known
 
 
 def no_stop(rules: Rules, rnd: Round, token: Token) -> Round:

@@ -163,6 +163,8 @@ class Aggressive:
     def best_attack(self, table: Table, me: Token, enabled: Sequence[ActionOption]
                     ) -> tuple[OddsKey, Choice] | None:
         """The attack worth most now, with its cache key, or None."""
+        if not any(o.target == "token" and o.key != "move" for o in enabled):
+            return None  # the usual step of a fight: nothing to aim at anybody
         state = table.state
         # The most hurt first: their odds are worked out first when few fresh ones may be.
         enemies = sorted((t for t in state.tokens.values()
@@ -232,9 +234,9 @@ class Aggressive:
             return None
         if declared & {t.id for t in enemies}:
             enemies = [t for t in enemies if t.id in declared]
-        enemies.sort(key=lambda t: _gap(me, t))
-        if _gap(me, enemies[0]) <= 1:
+        if any(_gap(me, t) <= 1 for t in enemies):
             return None  # already at grips: walking off would only draw attacks
+        enemies.sort(key=lambda t: _gap(me, t))
         referee = table.referee
         for enemy in enemies[:3]:
             ring = _ring(state, me, enemy)
@@ -337,7 +339,15 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
     driver = Driver(referee, policy, random.Random(seed + 1), fog=False)
 
     def over(s: Encounter) -> bool:
-        return len(_standing(s, hints)) <= 1
+        # Asked at every step: stops at the second side still standing.
+        first = None
+        for t in s.tokens.values():
+            if not hints.out(t):
+                if first is None:
+                    first = t.side
+                elif t.side != first:
+                    return False
+        return True
 
     rounds = 0
     if not over(state):

@@ -80,6 +80,11 @@ def _unique_cells(cells: np.ndarray) -> np.ndarray:
     return np.stack([keys // span + low[0], keys % span + low[1]], axis=1)
 
 
+#: Cell pairs whose sight a ``Walls`` keeps (a huge map's fog asks many once: bounded);
+#: four times as many steps of a big token.
+SIGHT_KEPT = 65536
+
+
 class Walls:
     """The map's walls and obstacles, indexed once; answers steps and sight.
 
@@ -99,6 +104,9 @@ class Walls:
         self.sight_tree = STRtree(self.sight_shapes)
         self._blocked_steps: set[tuple[Cell, Cell]] | None = None
         self._blocked_cells: set[Cell] | None = None
+        # Sight between two cells, as asked: a fight asks the same pairs turn after turn.
+        self._sight: dict[tuple[Cell, Cell], bool] = {}
+        self._big_steps: dict[int, dict[tuple[Cell, Cell], bool]] = {}
 
     def _rasterise(self) -> None:
         """Find every blocked step and cell once, in bulk, so searches are set look-ups.
@@ -164,7 +172,7 @@ class Walls:
         inner = [((i, j), (i + di, j + dj)) for i, j in offsets for di, dj in ((1, 0), (0, 1))
                  if i + di < size and j + dj < size]
 
-        def blocked(a: Cell, b: Cell) -> bool:
+        def test(a: Cell, b: Cell) -> bool:
             for i, j in offsets:
                 fa, fb = (a[0] + i, a[1] + j), (b[0] + i, b[1] + j)
                 if (fa, fb) in steps or fb in cells:
@@ -173,6 +181,19 @@ class Walls:
                 if ((b[0] + i, b[1] + j), (b[0] + k, b[1] + m)) in steps:
                     return True
             return False
+
+        # A big token's step is many look-ups, and a search widening round a wall asks
+        # the same steps again: the walls never change, so each answer is kept.
+        known = self._big_steps.setdefault(size, {})
+
+        def blocked(a: Cell, b: Cell) -> bool:
+            key = (a, b)
+            found = known.get(key)
+            if found is None:
+                if len(known) >= SIGHT_KEPT * 4:
+                    known.clear()
+                found = known[key] = test(a, b)
+            return found
 
         return blocked
 
@@ -188,8 +209,14 @@ class Walls:
         """Whether a wall that blocks sight lies between the centres of two cells."""
         if not self.sight_shapes:
             return False
-        seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
-        return len(self.sight_tree.query(seg, predicate="intersects")) > 0
+        key = (a, b)
+        known = self._sight.get(key)
+        if known is None:
+            if len(self._sight) >= SIGHT_KEPT:
+                self._sight.clear()
+            seg = shapely.LineString([(a[0] + 0.5, a[1] + 0.5), (b[0] + 0.5, b[1] + 0.5)])
+            known = self._sight[key] = len(self.sight_tree.query(seg, predicate="intersects")) > 0
+        return known
 
     def sight_blocked_from(self, a: Cell, others: Sequence[Cell]) -> list[bool]:
         """``sight_blocked(a, b)`` for every ``b`` of ``others``, in one bulk query."""

@@ -209,26 +209,32 @@ def distance_field(
     came: dict[tuple[Cell, int], tuple[Cell, int]] = {}
     heap: list[tuple[float, Cell, int]] = [(0.0, start, diagonals_before % 2)]
     eps = 1e-9
+    # Each step's price and the parity after it, by the parity before: a field over a
+    # big map takes hundreds of thousands of steps (a forecast's walled-off drag).
+    moves = {parity: [(ddx, ddy, step_cost(rule, (0, 0), (ddx, ddy), parity),
+                       (parity + (ddx != 0 and ddy != 0)) % 2 if alternating else 0)
+                      for ddx, ddy in steps] for parity in (0, 1)}
+    inf = math.inf
+    pop, push, known = heapq.heappop, heapq.heappush, best.get
     while heap:
-        d, cell, parity = heapq.heappop(heap)
-        if d > best.get((cell, parity), math.inf) + eps:
+        d, cell, parity = pop(heap)
+        if d > known((cell, parity), inf) + eps:
             continue
         x, y = cell
-        for ddx, ddy in steps:
-            nxt = (x + ddx, y + ddy)
-            if not (0 <= nxt[0] < width and 0 <= nxt[1] < height):
+        for ddx, ddy, step, p in moves[parity]:
+            nx, ny = x + ddx, y + ddy
+            if not (0 <= nx < width and 0 <= ny < height):
                 continue
+            nxt = (nx, ny)
             if blocked is not None and blocked(cell, nxt):
                 continue
-            diagonal = ddx != 0 and ddy != 0
-            cost = d + step_cost(rule, cell, nxt, parity)
+            cost = d + step
             if cost > budget + eps:
                 continue
-            p = (parity + diagonal) % 2 if alternating else 0
-            if cost + eps < best.get((nxt, p), math.inf):
+            if cost + eps < known((nxt, p), inf):
                 best[(nxt, p)] = cost
                 came[(nxt, p)] = (cell, parity)
-                heapq.heappush(heap, (cost, nxt, p))
+                push(heap, (cost, nxt, p))
     cost_of: dict[Cell, float] = {}
     parent: dict[Cell, Cell] = {}
     chosen: dict[Cell, tuple[Cell, int]] = {}
