@@ -63,6 +63,8 @@ class ForecastHost(Protocol):
         """Qt's: dock a widget."""
 
 
+#: Seconds between two reports of a forecast under way to the dock.
+REPORT_EVERY = 0.2
 #: What the dock says of an encounter with no fight in it.
 NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
 
@@ -85,7 +87,17 @@ class Runner(QObject):
         """Play the fights (in the worker thread); each report is a copy, never shared."""
         from tacmap.engine.play.forecast import forecast
 
+        last = 0.0
+
         def told(result: Forecast) -> None:
+            # A fast ruleset plays a fight in a few milliseconds, quicker than the dock
+            # redraws its charts: one report a REPORT_EVERY (the first and the last always),
+            # or the reports would pile up in the window's queue and starve it.
+            nonlocal last
+            now = time.monotonic()
+            if last and now - last < REPORT_EVERY and result.fights < self.fights:
+                return
+            last = now
             self.progressed.emit(self.which, copy.deepcopy(result))
 
         forecast(self.state, self.ruleset, self.fights, SEED, progress=told,
