@@ -106,7 +106,7 @@ def test_cancel_stops_and_keeps_what_was_done(qtbot: object, window: MainWindow)
                     timeout=60000)
     job = panel.jobs["now"]
     panel.cancel()
-    assert job.thread.isFinished(), "Cancel waits for the worker to stop"
+    assert not job.thread.is_alive(), "Cancel waits for the worker to stop"
     assert not panel.busy() and not panel.cancel_button.isEnabled()
     done = panel.results["now"].fights
     assert 0 < done < huge

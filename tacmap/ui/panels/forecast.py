@@ -12,7 +12,7 @@ it is; the encounter itself never changes.
 from __future__ import annotations
 
 import copy
-import time
+import threading
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -26,17 +26,14 @@ from tacmap.ui.qt import (
     QHeaderView,
     QLabel,
     QMainWindow,
-    QObject,
     QProgressBar,
     QPushButton,
     Qt,
     QTableWidget,
     QTableWidgetItem,
-    QThread,
     QTimer,
     QVBoxLayout,
     QWidget,
-    Signal,
 )
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
@@ -69,67 +66,63 @@ REPORT_EVERY = 0.2
 NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
 
 
-class Runner(QObject):
-    """Plays one forecast in its thread, telling the dock after every fight."""
-
-    progressed = Signal(str, object)
-    finished = Signal(str)
-
-    def __init__(self, which: str, state: Encounter, ruleset: Ruleset, fights: int) -> None:
-        super().__init__()
-        self.which = which
-        self.state = state
-        self.ruleset = ruleset
-        self.fights = fights
-        self.stop = False
-
-    def run(self) -> None:
-        """Play the fights (in the worker thread); each report is a copy, never shared."""
-        from tacmap.engine.play.forecast import forecast
-
-        last = 0.0
-
-        def told(result: Forecast) -> None:
-            # A fast ruleset plays a fight in a few milliseconds, quicker than the dock
-            # redraws its charts: one report a REPORT_EVERY (the first and the last always),
-            # or the reports would pile up in the window's queue and starve it.
-            nonlocal last
-            now = time.monotonic()
-            if last and now - last < REPORT_EVERY and result.fights < self.fights:
-                return
-            last = now
-            self.progressed.emit(self.which, copy.deepcopy(result))
-
-        forecast(self.state, self.ruleset, self.fights, SEED, progress=told,
-                 cancelled=lambda: self.stop)
-        self.finished.emit(self.which)
-
-
 class Job:
-    """A forecast and the thread it runs in."""
+    """One forecast, played in a plain Python thread that never touches Qt; the dock takes
+    its latest report on a timer.
+
+    (The first version ran in a QThread whose worker emitted a signal per report: on
+    PySide6 6.8, and once on 6.11, it deadlocked against the charts' painting.)
+    """
 
     def __init__(self, which: str, state: Encounter, ruleset: Ruleset, fights: int,
                  panel: ForecastPanel) -> None:
-        self.thread = QThread()
-        self.runner = Runner(which, state, ruleset, fights)
-        self.runner.moveToThread(self.thread)
-        self.thread.started.connect(self.runner.run)
-        # Slots of the panel, a widget of the GUI thread: the reports are queued to it.
-        self.runner.progressed.connect(panel.progressed)
-        self.runner.finished.connect(panel.finished)
+        self.which = which
+        self.fights = fights
+        self.stop = False
+        self.report: Forecast | None = None
+        """The newest report not yet handed over (the worker replaces it whole)."""
+        self.over = False
+        """The worker is done: its last report is in ``report`` or handed over."""
+        self.thread = threading.Thread(target=self._play, args=(state, ruleset),
+                                       name=f"forecast {which}", daemon=True)
+        self.timer = QTimer(panel)
+        self.timer.setInterval(int(REPORT_EVERY * 1000))
+        self.timer.timeout.connect(lambda: self._hand_over(panel))
         self.thread.start()
+        self.timer.start()
+
+    def _play(self, state: Encounter, ruleset: Ruleset) -> None:
+        """Play the fights (in the worker thread); each report is a copy, never shared."""
+        from tacmap.engine.play.forecast import forecast
+
+        def told(result: Forecast) -> None:
+            if self.report is None or result.fights == self.fights:
+                self.report = copy.deepcopy(result)
+
+        try:
+            forecast(state, ruleset, self.fights, SEED, progress=told,
+                     cancelled=lambda: self.stop)
+        finally:
+            self.over = True
+
+    def _hand_over(self, panel: ForecastPanel) -> None:
+        over = self.over  # read first: once it is set, the last report is in place
+        report, self.report = self.report, None
+        if report is not None:
+            panel.progressed(self.which, report)
+        if over:
+            self.timer.stop()
+            panel.finished(self.which)
 
     def cancel(self) -> None:
         """Stop after the fight under way and wait for the thread."""
-        self.runner.stop = True
+        self.stop = True
         self.done()
 
     def done(self) -> None:
-        """Let the thread end, and wait for it in short steps with the interpreter lock let
-        go between them: one long blocking wait could keep the thread from ever ending."""
-        self.thread.quit()
-        while not self.thread.wait(20):
-            time.sleep(0.002)
+        """Stop handing reports over and let the thread end."""
+        self.timer.stop()
+        self.thread.join()
 
 
 class ForecastPanel(QWidget):
@@ -247,7 +240,7 @@ class ForecastPanel(QWidget):
     def _current(self, name: str) -> str | None:
         which = name.split("#")[0]
         job = self.jobs.get(which)
-        return which if job is not None and job.runner.which == name else None
+        return which if job is not None and job.which == name else None
 
     def progressed(self, name: str, result: Forecast) -> None:
         """More fights of the forecast ``name`` are in."""
