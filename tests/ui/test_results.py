@@ -319,3 +319,21 @@ def test_a_spell_declared_in_six_phase_reads_cast_spell_at_target(registry: Regi
     plan = ref.ruleset.plan_for(  # type: ignore[attr-defined]
         ref.state, Act("ana", "cast", "brak", "firebolt/bolt/torso"))
     assert plan.label == "cast Firebolt at Brak (bolt, torso)"
+
+
+def test_a_burst_of_results_draws_only_the_last(demo: MainWindow) -> None:
+    demo.token_clicked("barry")
+    assert demo.odds_card is not None
+    demo.odds_card.confirm_button.click()
+    QApplication.processEvents()
+    strip = demo.log_panel.result
+    attack = demo.session.referee.log[-1]
+    before = strip.label.text()
+    state = demo.session.referee.state
+    strip.clear()
+    strip.show_entry(state, attack)
+    strip.show_entry(state, attack)  # again, within the same turn of the event loop
+    assert strip.text().startswith("Last result: Ser Aldric attacks Barry the Guard")
+    assert strip.label.text() != before  # cleared, not yet drawn anew
+    QApplication.processEvents()
+    assert strip.label.text() == before  # drawn once, the newest words

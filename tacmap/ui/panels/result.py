@@ -27,7 +27,7 @@ from tacmap.engine.model.state import Encounter
 from tacmap.engine.play.narrate import reactions, sentence
 from tacmap.engine.play.referee import Entry
 from tacmap.ui.plain import esc
-from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QVBoxLayout, QWidget
+from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QTimer, QVBoxLayout, QWidget
 
 #: Entries looked back through for the last result after an undo.
 LOOK_BACK = 200
@@ -73,6 +73,8 @@ class ResultStrip(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("last-result")
+        self._pending: str | None = None
+        """Words to show at the next turn of the event loop."""
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.RichText)  # user text is escaped
         self.label.setWordWrap(True)
@@ -100,6 +102,7 @@ class ResultStrip(QScrollArea):
 
     def clear(self) -> None:
         """Nothing decided yet."""
+        self._pending = None
         self.label.setText("<i>Last result: nothing rolled yet.</i>")
         self.setToolTip("")
         self.updateGeometry()
@@ -112,14 +115,27 @@ class ResultStrip(QScrollArea):
             return False
         heading, lines = result_lines(state, entry, said)
         text = f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines)
-        if text == self.label.text():
+        if text == self._words():
             return True  # the same words again: nothing to lay out or draw anew
+        # Laid out and drawn once the command's own work is done (the log's line first),
+        # and once for a burst of entries: only the last one is ever seen.
+        if self._pending is None:
+            QTimer.singleShot(0, self._show_pending)
+        self._pending = text
+        return True
+
+    def _words(self) -> str:
+        return self._pending if self._pending is not None else self.label.text()
+
+    def _show_pending(self) -> None:
+        text, self._pending = self._pending, None
+        if text is None:
+            return
         self.label.setText(text)
         # A squeezed dock scrolls the strip; hovering shows every line at once.
         self.setToolTip(f"<p style='white-space:pre'>{text}</p>")
         self.verticalScrollBar().setValue(0)
         self.updateGeometry()
-        return True
 
     def show_last(self, state: Encounter, log: Sequence[Entry]) -> None:
         """Show the newest result in ``log`` (an encounter opened, an entry undone)."""
@@ -130,4 +146,4 @@ class ResultStrip(QScrollArea):
 
     def text(self) -> str:
         """What the strip says, as plain text (one line per line shown)."""
-        return html.unescape(re.sub(r"<[^>]+>", "", self.label.text().replace("<br>", "\n")))
+        return html.unescape(re.sub(r"<[^>]+>", "", self._words().replace("<br>", "\n")))
