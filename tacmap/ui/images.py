@@ -30,6 +30,7 @@ import stat
 import urllib.parse
 from pathlib import Path
 
+from tacmap.engine.files.storage import file_kind, real_inside
 from tacmap.ui.qt import (
     QBuffer,
     QByteArray,
@@ -121,18 +122,6 @@ def refused_format(label: str, head: bytes) -> str:
     """The sentence for an image that is not PNG, JPEG or WebP."""
     return (f"{label} is {format_name(head)}; a map or a portrait must be PNG, JPEG or "
             f"WebP: drawn without it")
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
 
 
 class ImageCache:
@@ -244,11 +233,10 @@ def open_image(folder: Path, name: str, label: str) -> tuple[int | None, str | N
     opened, and without blocking: a named pipe would wait forever for a writer.
     """
     try:
-        root = folder.resolve(strict=True)
-        real = (folder / name).resolve(strict=True)
+        real = real_inside(folder, name)
     except (OSError, RuntimeError):  # missing, or a loop of links
         return None, f"could not read {label}: drawn without it"
-    if not real.is_relative_to(root):
+    if real is None:
         return None, (f"{label} leads outside the encounter's image folder (through a "
                       f"link): drawn without it")
     flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -257,14 +245,14 @@ def open_image(folder: Path, name: str, label: str) -> tuple[int | None, str | N
         # Stat first: opening some devices has effects, even without blocking.
         mode = os.stat(real).st_mode
         if not stat.S_ISREG(mode):
-            return None, f"{label} is {_kind(mode)}, not a file: drawn without it"
+            return None, f"{label} is {file_kind(mode)}, not a file: drawn without it"
         fd = os.open(real, flags)
     except OSError:
         return None, f"could not read {label}: drawn without it"
     mode = os.fstat(fd).st_mode  # what was opened, should the name have been swapped since
     if not stat.S_ISREG(mode):
         os.close(fd)
-        return None, f"{label} is {_kind(mode)}, not a file: drawn without it"
+        return None, f"{label} is {file_kind(mode)}, not a file: drawn without it"
     return fd, None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import errno
 import gc
 import glob
 import os
@@ -18,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
@@ -223,9 +224,12 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
 
     Temp file in the same folder, fsync, rename. With ``backup`` the previous
     file is kept as ``FILE.bak``. A symbolic link is written through: the file it
-    points to gets the new text and the link stays a link.
+    points to gets the new text and the link stays a link. A path that is not a
+    regular file (a folder, a named pipe, a device) raises ``NotAFile`` and nothing
+    is written: renaming over ``/dev/null`` would replace the device itself.
     """
     path = _through_links(Path(path))
+    check_target(path)
     folder = path.parent if str(path.parent) else Path(".")
     _clean_stale(folder, path.name)
     # The writer's pid in the name tells a save in flight from one a killed process left.
@@ -247,12 +251,175 @@ def write_atomic(path: str | Path, text: str | bytes, backup: bool = False) -> N
             with contextlib.suppress(OSError):
                 os.unlink(left)
         raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the system allows it)."""
     with contextlib.suppress(OSError):
         dir_fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+class NotAFile(OSError):
+    """A path to write that is a folder, a named pipe, a device or a socket."""
+
+
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, for a sentence ("a named pipe")."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_target(path: str | Path) -> None:
+    """Raise ``NotAFile`` when ``path`` (links followed) is a folder, a pipe or a device.
+
+    Checked by ``stat``, never by opening: opening a named pipe waits for a reader.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing (or unreachable: the write itself says why)
+    if not stat.S_ISREG(mode):
+        raise NotAFile(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+                       f"it is {file_kind(mode)}, not a file", str(path))
+
+
+def real_inside(folder: Path, name: str) -> Path | None:
+    """The real path of ``folder / name``, links followed, or None when it lies outside
+    ``folder``'s real path (a link that leads out). OSError or RuntimeError (a loop of
+    links) when it does not exist."""
+    root = folder.resolve(strict=True)
+    real = (folder / name).resolve(strict=True)
+    return real if real.is_relative_to(root) else None
+
+
+#: How many other names ``place`` tries (``crypt-2.png`` … ``crypt-1000.png``).
+MAX_FRESH = 1000
+
+
+def place(folder: Path, name: str, data: bytes, fresh: bool = True) -> tuple[str | None, bool]:
+    """Put ``data`` in ``folder`` as ``name``, never through a link, never over another file.
+
+    A name already holding these very bytes (a regular file) is used as it is.
+    One taken by anything else (another file, a link, a pipe, a folder) is left
+    alone: with ``fresh`` the next free ``stem-2.ext``, ``stem-3.ext`` … is used,
+    without it nothing is written. A folder inside ``folder`` that leads out
+    through a link is never written into. Returns the name the bytes are under
+    (None: not written) and whether this call made that file, so that a failure
+    later removes only what it made. The file appears whole or not at all.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    root = folder.resolve(strict=True)
+    first = PurePosixPath(name)
+    for n in range(1, MAX_FRESH + 1 if fresh else 2):
+        candidate = str(first if n == 1 else first.with_name(f"{first.stem}-{n}{first.suffix}"))
+        target = folder / candidate
+        if not target.parent.resolve().is_relative_to(root):
+            return None, False
+        if _holds(target, data):
+            return candidate, False
+        if not os.path.lexists(target) and _create(target, data):
+            return candidate, True
+    if not fresh:
+        return None, False
+    raise OSError(errno.EEXIST, f"{name} and {MAX_FRESH - 1} other names for it are taken",
+                  str(folder))
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file (not a link) holding exactly ``data``."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        return f.read(len(data) + 1) == data
+
+
+def _create(target: Path, data: bytes) -> bool:
+    """Make ``target`` hold ``data`` if nothing is there; False when something got there first.
+
+    A hard link from a synced temp file makes the file appear whole, and fails
+    rather than replace anything (a link included); where the file system has no
+    hard links (FAT, some network shares) an exclusive create, removed again if
+    writing it fails, does the same less atomically.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    folder = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=folder)
+    try:
+        os.chmod(tmp, _mode_for(target))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            return False
+        except OSError:
+            if not _create_exclusive(target, data):
+                return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _sync_folder(folder)
+    return True
+
+
+def _create_exclusive(target: Path, data: bytes) -> bool:
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_BINARY", 0))
+    try:
+        fd = os.open(target, flags, _mode_for(target))
+    except FileExistsError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(target)
+        raise
+    return True
+
+
+def copy_image(source: Path, name: str, folder: Path, limit: int = MAX_BYTES) -> bool:
+    """Copy the image ``name`` from the image folder ``source`` into the image folder
+    ``folder`` (a save under a new name, a second window's copy); True when it is there.
+
+    Only a regular file whose real path is inside ``source`` is read, as drawing
+    reads it: a link that leads out of the folder is not copied, nor is a pipe.
+    The copy is made by ``place`` without another name: whatever already sits at
+    ``name`` in ``folder`` is kept.
+    """
+    try:
+        real = real_inside(source, name)
+        if real is None or not stat.S_ISREG(os.stat(real).st_mode):
+            return False
+        data = read_bytes(real, limit, "an image")
+    except (OSError, RuntimeError, InputError):
+        return False
+    placed, _ = place(folder, name, data, fresh=False)
+    return placed is not None
 
 
 def _through_links(path: Path) -> Path:
