@@ -29,6 +29,7 @@ import base64
 import binascii
 import contextlib
 import math
+import os
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -445,26 +446,30 @@ def write(imported: Imported, ruleset: Ruleset, out: Path, name: str, seed: int,
           force: bool = False) -> Encounter:
     """``tacmap import``: the encounter file ``out`` and its image in ``out``'s image folder.
 
-    Everything is checked before the first byte is written; an image written for
-    an encounter that then fails to save is removed again.
+    Everything is checked before the first byte is written. The image never
+    replaces a file already in the image folder, nor writes through a link: a name
+    taken by other bytes gives the image a fresh one (``storage.place``). When the
+    encounter then fails to save, only what this import made is removed again.
     """
     if out.exists() and not force:
         raise InputError(f"{out} already exists; pick another name or add --force")
     image = image_name(out.stem, imported) if imported.image is not None else None
     state = encounter(imported, ruleset, name, seed, image)
-    target = out.parent / "images" / image if image else None
-    made_folder = target is not None and not target.parent.exists()
+    folder = out.parent / "images"
+    made_folder, made = not os.path.lexists(folder), None
     try:
-        if target is not None and imported.image is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            storage.write_atomic(target, imported.image)
+        storage.check_target(out)  # a pipe or a folder: refused before the image is written
+        if image is not None and imported.image is not None:
+            placed, new = storage.place(folder, image, imported.image)
+            state.map.image = placed
+            made = folder / placed if new and placed else None
         storage.save(out, state, [])
     except OSError as err:
-        if target is not None:
-            target.unlink(missing_ok=True)
-            if made_folder:
-                with contextlib.suppress(OSError):
-                    target.parent.rmdir()
+        if made is not None:
+            made.unlink(missing_ok=True)
+        if made_folder:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise InputError(f"{out}: cannot write ({err.strerror or err})") from None
     return state
 
@@ -476,10 +481,13 @@ def import_file(registry: Registry, source: str, out: str, ruleset_id: str, name
     ruleset = registry.get(ruleset_id)
     imported = read_file(source)
     target = Path(out)
-    write(imported, ruleset, target, name or Path(source).stem,
-          fresh_seed() if seed is None else seed, force)
-    image = f"; image in {target.parent / 'images'}" if imported.image is not None else ""
+    state = write(imported, ruleset, target, name or Path(source).stem,
+                  fresh_seed() if seed is None else seed, force)
+    placed, wanted = state.map.image, image_name(target.stem, imported)
+    image = f"; image in {target.parent / 'images' / placed}" if placed else ""
+    taken = [f"images/{wanted} is taken (another file or a link): the image is {placed}"] \
+        if placed and placed != wanted else []
     return [f"{target}: new {ruleset.manifest.name} encounter from {Path(source).name}: "
             f"{imported.summary()}{image}",
-            *(f"note: {n}" for n in imported.notes),
+            *(f"note: {n}" for n in [*imported.notes, *taken]),
             "note: the file's lights and environment are kept in the encounter, not drawn"]
