@@ -365,10 +365,12 @@ def _render(registry: Registry, args: argparse.Namespace) -> int:
     loaded = storage.load(args.file, registry)
     images = Path(args.file).parent / loaded.images
     try:
+        storage.check_target(args.out)  # before drawing, which takes seconds
         w, h = render(loaded.state, registry.get(loaded.state.ruleset), args.out, images,
                       args.player, args.scale, image_format)
     except OSError as err:
-        raise InputError(f"{args.out}: cannot write the image ({err})") from None
+        raise InputError(f"{args.out}: cannot write the image ({err.strerror or err})") \
+            from None
     print(f"{args.out}: {w}×{h} px{' (player view)' if args.player else ''}")
     return 0
 
@@ -453,6 +455,11 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
         state.seed = args.seed
     commands = read_script(args.script)
     _fixed_dice(args.dice)  # checked before anything runs
+    try:
+        if args.out:
+            storage.check_target(args.out)  # likewise: a pipe is refused before the script runs
+    except OSError as err:
+        raise InputError(f"{args.out}: cannot write ({err.strerror})") from None
     referee = Referee(state, registry.get(state.ruleset), loaded.log)
     with cli_help.reader_may_leave() as out:
         _play_through(referee, commands, args, out)

@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import os
 import re
-import shutil
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 
+from tacmap.engine.files import storage
 from tacmap.engine.model.commands import Command
 from tacmap.engine.model.errors import InputError
 
@@ -280,7 +280,8 @@ def copy_demo(rid: str, dest: Path, force: bool) -> Path:
     if dest.exists() and not force:
         raise InputError(f"{dest} already exists; pick another name or add --force")
     try:
-        shutil.copyfile(found[rid], dest)
+        # As every file the command line writes: whole or not at all, never into a pipe.
+        storage.write_atomic(dest, found[rid].read_bytes())
     except OSError as err:
         raise InputError(f"{dest}: cannot write ({err.strerror})") from None
     return found[rid]

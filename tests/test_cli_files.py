@@ -135,3 +135,46 @@ def test_a_failed_import_keeps_the_image_that_was_there(
     assert (images / "crypt.png").read_bytes() == old
     assert sorted(p.name for p in images.iterdir()) == ["crypt.png"]
     assert not (tmp_path / "crypt.tacmap").exists()
+
+
+# --- item 7: render writes whole, and never into a pipe ---------------------------------------
+
+@posix
+def test_render_on_a_full_disk_keeps_the_old_image(tmp_path: Path) -> None:
+    path, out = encounter(tmp_path), tmp_path / "map.png"
+    assert child("render", str(path), str(out), "--scale", "4").returncode == 0
+    before = out.read_bytes()
+    # Room for the old image, not for the new one at ten times the scale.
+    done = child("render", str(path), str(out), "--scale", "40", limit=len(before) + 1024)
+    assert done.returncode == 2
+    assert done.stderr == f"tacmap: {out}: cannot write the image (File too large)\n"
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fight.tacmap", "map.png"]
+
+
+@posix
+@pytest.mark.parametrize("command", ["render", "report", "play --out", "new --force",
+                                     "new --demo", "import --force"])
+def test_a_named_pipe_as_out_is_refused_at_once_and_left_a_pipe(
+        tmp_path: Path, command: str) -> None:
+    path = encounter(tmp_path)
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"type": "start_combat", "order": ["ana", "grul", "bo", "zog"]}\n')
+    out = tmp_path / ("out.png" if command == "render" else "out.html" if command == "report"
+                      else "out.tacmap")
+    os.mkfifo(out)
+    args = {"render": ["render", str(path), str(out)],
+            "report": ["report", str(path), str(out)],
+            "play --out": ["play", str(path), "--script", str(script), "--out", str(out)],
+            "new --force": ["new", "--ruleset", "skirmish", str(out), "--force"],
+            "new --demo": ["new", "--demo", "action_pool", str(out), "--force"],
+            "import --force": ["import", str(uvtt_file(tmp_path)), str(out), "--ruleset",
+                               "action_pool", "--force"]}[command]
+    done = child(*args)
+    assert done.returncode == 2
+    assert done.stderr.endswith(f"tacmap: {out}: cannot write"
+                                f"{' the image' if command == 'render' else ''} "
+                                "(it is a named pipe, not a file)\n"), done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == ""  # refused before it ran
+    assert out.is_fifo()
+    assert not (tmp_path / "images").exists()  # import made nothing it then left behind

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
 
+from tacmap.engine.files import storage
 from tacmap.engine.model.state import Encounter
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
-from tacmap.ui.qt import QApplication, QColor, QImage, QPainter, QRectF, Qt
+from tacmap.ui.qt import (
+    QApplication,
+    QBuffer,
+    QByteArray,
+    QColor,
+    QImage,
+    QIODevice,
+    QPainter,
+    QRectF,
+    Qt,
+)
 
 MAX_EDGE = 4096
 
@@ -43,12 +55,25 @@ def render(state: Encounter, ruleset: Ruleset, out: str | Path, images: Path | N
     if image_format == "JPEG":  # JPEG has no alpha: flatten on the same paper colour
         image = image.convertToFormat(QImage.Format.Format_RGB32)
     quality = -1 if image_format == "PNG" else 92  # Qt's PNG default; near-lossless others
-    # The stubs ask for bytes, the binding accepts only str: trust the binding.
-    if not image.save(str(out), image_format, quality):  # type: ignore[call-overload]
-        raise OSError(f"cannot write {out}")
+    # Encoded in memory, then written whole: a full disk or a killed process leaves the
+    # old OUT as it was, never a truncated image (nor libpng's own error line).
+    storage.write_atomic(out, encoded(image, image_format, quality))
     for problem in problems:  # an image not drawn is named, as the window names it
         print(f"tacmap: {problem}", file=sys.stderr)
     return image.width(), image.height()
+
+
+def encoded(image: QImage, image_format: str = "PNG", quality: int = -1) -> bytes:
+    """``image`` as the bytes of a PNG, JPEG or WEBP file."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    # The stubs ask for bytes, the binding accepts only str: trust the binding.
+    saved = image.save(buffer, image_format, quality)  # type: ignore[call-overload]
+    buffer.close()
+    if not saved:
+        raise OSError(errno.EINVAL, f"Qt could not encode the {image_format} image")
+    return bytes(data.data())
 
 
 def draw(state: Encounter, ruleset: Ruleset, images: Path | None = None, player: bool = False,

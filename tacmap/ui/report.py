@@ -16,8 +16,7 @@ from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import Encounter
 from tacmap.engine.play.referee import Entry
 from tacmap.engine.rules.ruleset import Registry, Ruleset
-from tacmap.ui.qt import QBuffer, QByteArray, QIODevice
-from tacmap.ui.render import draw
+from tacmap.ui.render import draw, encoded
 
 #: Pixels per cell of the report's maps, and their longest edge: sharp, yet a page
 #: of a few hundred kilobytes.
@@ -28,12 +27,7 @@ MAP_EDGE = 1600
 def map_png(state: Encounter, ruleset: Ruleset, images: Path | None, player: bool) -> bytes:
     """The map drawn as a PNG's bytes (the player view's drawing when ``player``)."""
     image, _ = draw(state, ruleset, images, player, MAP_PX, MAP_EDGE)
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")  # type: ignore[call-overload]
-    buffer.close()
-    return bytes(data.data())
+    return encoded(image)
 
 
 def report_html(state: Encounter, log: list[Entry], ruleset: Ruleset, images: Path | None,
@@ -53,9 +47,10 @@ def report_file(registry: Registry, path: Path, out: Path, gm: bool = False) -> 
         when = datetime.date.fromtimestamp(path.stat().st_mtime)
     except OSError:
         when = datetime.date.today()
-    text = report_html(state, loaded.log, registry.get(state.ruleset),
-                       path.parent / loaded.images, f"{when:%d %B %Y}".lstrip("0"), gm)
     try:
+        storage.check_target(out)  # a pipe or a folder: said before the maps are drawn
+        text = report_html(state, loaded.log, registry.get(state.ruleset),
+                           path.parent / loaded.images, f"{when:%d %B %Y}".lstrip("0"), gm)
         storage.write_atomic(out, text)
     except OSError as err:
         raise InputError(f"{out}: cannot write ({err.strerror or err})") from None
