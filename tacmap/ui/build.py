@@ -6,10 +6,10 @@ Everything the GM builds is a logged, undoable override sent through ``host.run`
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from tacmap.engine.files import storage
 from tacmap.engine.files.roster import next_copy
 from tacmap.engine.model.commands import (
     AddToken,
@@ -22,6 +22,7 @@ from tacmap.engine.model.commands import (
     SetMapImage,
     SetParty,
 )
+from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import Cell, Encounter, Template, Token, party_side
 from tacmap.engine.rules.statblock import StatField
 from tacmap.engine.rules.statblock import defaults as statblock_defaults
@@ -276,16 +277,28 @@ class Builder:
         return self.copy_image(path)
 
     def copy_image(self, source: Path) -> str | None:
-        """Copy ``source`` into the image folder; its name there, or None with a message."""
+        """Copy ``source`` into the image folder; its name there, or None with a message.
+
+        Nothing in the folder is replaced or written through a link: a name taken by
+        another file (another encounter's picture, an older version of this one that
+        undo may bring back) gives the copy a fresh one, ``cave-2.png``; the same
+        picture loaded again is used where it is.
+        """
         folder = self.host.session.image_folder
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            if source.resolve().parent != folder.resolve():
-                shutil.copy2(source, folder / source.name)
+            real = source.resolve()
+            if real.parent == folder.resolve():
+                return real.name
+            data = storage.read_bytes(source, storage.MAX_BYTES, "a picture")
+            name, _ = storage.place(folder, source.name, data)
         except OSError as err:
             self.host.error(f"Could not copy {source.name}: {err.strerror or err}")
             return None
-        return source.name
+        except InputError as err:
+            self.host.error(f"Could not copy {source.name}: {err}")
+            return None
+        return name
 
     def add_combatant(self) -> TokenForm:
         """Build ▸ Add Combatant: the ruleset's form, placed near the middle of the view."""
@@ -345,13 +358,14 @@ class Builder:
         A name carrying its grid (``Crypt [24x18].png``) scales the image to that
         many cells from the map's corner: nothing to align.
         """
-        if self.copy_image(source) is None:
+        name = self.copy_image(source)
+        if name is None:
             return False
         m = self.host.session.referee.state.map
         scale = named_scale(source)
         if scale is not None:
-            return self.host.run(SetMapImage(source.name, (0.0, 0.0), scale))
-        return self.host.run(SetMapImage(source.name, m.image_offset, m.image_scale))
+            return self.host.run(SetMapImage(name, (0.0, 0.0), scale))
+        return self.host.run(SetMapImage(name, m.image_offset, m.image_scale))
 
     def align_image(self) -> None:
         """View ▸ Align Map Image: offset in metres and metres per image pixel."""

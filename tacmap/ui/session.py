@@ -81,10 +81,7 @@ class Session:
         copy = cls(registry, loaded.state, loaded.log, None, loaded.images)
         source = path.parent / loaded.images
         for name in copy.named_images():
-            if (source / name).is_file():
-                target = copy.image_folder / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source / name, target)
+            storage.copy_image(source, name, copy.image_folder)  # never a link out of source
         return copy
 
     @property
@@ -131,10 +128,7 @@ class Session:
         names = [p.name for p in old.iterdir() if p.is_file()] if self.path is None \
             else self.named_images()
         for name in names:
-            source, target = old / name, folder / name
-            if source.is_file() and not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+            storage.copy_image(old, name, folder)  # never a link out of ``old``, nor into one
 
     def save(self, path: Path | None = None) -> Path:
         """Write the encounter (to ``path``, or where it came from)."""
