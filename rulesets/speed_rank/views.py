@@ -238,8 +238,17 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
     open_ = choices.pending(state)
     out += [ActionOption("choose", f"{open_[0]['name']}: {label}", "none", detail=code)
             for code, label in choices.options_of(open_[0])] if open_ else []
-    out.append(option("end_turn", "End the side's turn", "none", rules.round_of, state))
+    out.append(option("end_turn", end_turn_label(state), "none", rules.round_of, state))
     return out
+
+
+def end_turn_label(state: Encounter) -> str:
+    """"End the side's turn (Blue Company)": the side whose turn it is, named (any token's
+    menu offers it, an enemy's too, and it ends the acting side's turn, not the token's)."""
+    rnd = state.schedule
+    if isinstance(rnd, Round) and 0 <= rnd.side < len(rnd.initiative.sides):
+        return f"End the side's turn ({rnd.initiative.sides[rnd.side].side})"
+    return "End the side's turn"
 
 
 _OFFERED: dict[tuple[str, str, Aim, bool, str, str], ActionOption] = {}

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tacmap.bench import Measure, time_runs
+from tacmap.bench import Measure, p95, time_runs
 from tacmap.engine.files import storage
 from tacmap.engine.model.commands import StartCombat
 from tacmap.engine.model.errors import RuleError
@@ -228,7 +228,87 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
     with tempfile.TemporaryDirectory() as home:
         _log_figures(registry, quick, measure, home)
 
+    _forecast_figures(registry, quick, measure)
     _cold_figures(quick, measure)
+
+
+#: The demo whose drag a forecast slowed most (issue 36: p95 22 ms → 140 ms).
+FORECAST_DEMO = "speed_rank_demo.tacmap"
+#: Seconds between two mouse moves of a drag (a 60 Hz mouse).
+MOUSE_EVERY = 1 / 60
+
+
+def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None:
+    """A drag on the map with and without the Forecast dock playing fights beside the
+    window (issue 36): each step is what the window does between two mouse moves (its
+    timers, the dock's redraw included, then the preview and the repaint), paced as a
+    60 Hz mouse; a step over 50 ms is a freeze the GM sees. Also the time the dock's
+    opening blocks the window, and from the click to the first estimate."""
+    import pyqtgraph  # noqa: F401  (the window imports it after its first paint)
+
+    from tacmap.engine.play.referee import Referee
+    from tacmap.ui.demos import demo_folder
+    from tacmap.ui.map.scene import MapScene
+    from tacmap.ui.map.view import MapView
+    from tacmap.ui.panels.forecast import ForecastPanel
+    from tacmap.ui.qt import QApplication, QDockWidget, QMainWindow, Qt
+
+    state = storage.load(demo_folder() / FORECAST_DEMO, registry).state
+    ruleset = registry.get(state.ruleset)
+    window = QMainWindow()
+    view = MapView(MapScene(state, ruleset), Referee(state, ruleset))
+    window.setCentralWidget(view)
+    dock = QDockWidget("Forecast", window)
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+    dock.hide()
+    window.resize(1600, 900)
+    window.show()
+    view.fit()
+    QApplication.processEvents()
+    mover = next(t for t in state.tokens.values() if not ruleset.out_of_fight(t))
+    assert view.controller is not None
+    reps = 60 if quick else 300
+    cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2)
+             for i in range(reps)]
+
+    def drag() -> list[float]:
+        assert view.controller is not None
+        view.controller.begin(mover.id, (0.5, 0.5))
+        samples = []
+        for cell in cells:
+            start = time.perf_counter()
+            QApplication.processEvents()
+            view.controller.move_to(cell)
+            view.viewport().repaint()
+            took = time.perf_counter() - start
+            samples.append(took * 1000)
+            time.sleep(max(0.0, MOUSE_EVERY - took))
+        view.controller.cancel()
+        return samples
+
+    alone = drag()
+    start = time.perf_counter()
+    panel = ForecastPanel(fights=1_000_000)  # more than it plays while the drag lasts
+    dock.setWidget(panel)
+    dock.show()
+    panel.show_state(state, ruleset, [])
+    QApplication.processEvents()
+    opening = (time.perf_counter() - start) * 1000
+    while "now" not in panel.results:
+        QApplication.processEvents()
+        time.sleep(0.005)
+    first = (time.perf_counter() - start) * 1000
+    beside = drag()
+    panel.close_workers()
+    window.close()
+    measure("forecast dock: drag step, no forecast (speed_rank demo, 60 Hz mouse)", alone,
+            50.0, "max")
+    measure("forecast dock: drag step while a forecast runs beside the window", beside,
+            50.0, "max")
+    measure("forecast dock: drag p95 while a forecast runs ÷ without", [p95(beside) / p95(alone)],
+            1.25, "max", "×")
+    measure("forecast dock: opening it blocks the window", [opening], 100.0, "max")
+    measure("forecast dock: from the click to the first estimate", [first], 2000.0, "max")
 
 
 def _cold_figures(quick: bool, measure: Measure) -> None:

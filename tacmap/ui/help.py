@@ -63,7 +63,8 @@ MAP_GESTURES: tuple[tuple[str, str], ...] = (
     ("Pan", "Middle-drag, or hold Space and drag"),
     ("Pan by a step", "Arrow keys"),
     ("Measure a distance (waypoints: right-click or W)", "M, then drag"),
-    ("Ping a spot on both maps", "Alt+click, or hold the button still"),
+    ("Ping a spot on both maps", "Hold the button still, or Alt+click (which many window "
+     "managers keep for moving windows)"),
     ("Centre the player view on the mouse (and ping)", "Tap Space"),
     ("Open an encounter, set the map image or a portrait", "Drop the file on the window, "
      "the map or the token"),

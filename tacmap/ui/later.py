@@ -65,3 +65,26 @@ class AfterFirstPaint(QObject):
             shown = False
         if shown:
             self.work()
+
+
+#: Seconds after the window shows before the charting library is imported in passing.
+WARM_AFTER = 1.5
+
+
+def warm_charts(widget: QWidget) -> None:
+    """Import pyqtgraph once the window has been up a moment and no button is held.
+
+    The first paint does without it (issue 29), but the Forecast dock, the timeline and
+    the odds card's chart need it, and its import holds the window for about 0.4 s: paid
+    here, between two gestures, rather than when the GM opens the dock (issue 36: the
+    dock's opening blocks the window at most 100 ms).
+    """
+    from tacmap.ui.qt import QApplication, Qt
+
+    def warm() -> None:
+        if QApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            QTimer.singleShot(int(WARM_AFTER * 1000), warm)  # a drag under way: later
+            return
+        importlib.import_module("pyqtgraph")
+
+    QTimer.singleShot(int(WARM_AFTER * 1000), widget, warm)

@@ -66,9 +66,9 @@ def reaction_line(reaction: Reaction, target: str) -> str:
     text = f"⚠ {esc(reaction.text)}"
     without = []
     if reaction.success is not None:
-        without.append(f"{percent(reaction.success)} to succeed")
+        without.append(f"{esc(percent(reaction.success))} to succeed")
     if reaction.drop is not None:
-        without.append(f"{percent(reaction.drop)} that {esc(target)} drops")
+        without.append(f"{esc(percent(reaction.drop))} that {esc(target)} drops")
     if without:
         text += f"<br>&nbsp;&nbsp;without it: <b>{', '.join(without)}</b>"
     return text
@@ -101,7 +101,8 @@ def beside(area: QRect, size: tuple[int, int], screen: QRect) -> QPoint:
 
 
 def percent(p: float) -> str:
-    """``62.5%``; very small chances are not rounded to zero."""
+    """``62.5%``; very small chances are not rounded to zero (plain text: ``<0.1%`` goes
+    through ``esc`` into rich text, where it would open a tag)."""
     if 0 < p < 0.001:
         return "<0.1%"
     return f"{p * 100:.1f}%"
@@ -194,13 +195,14 @@ class OddsCard(QDialog):
         elif odds is None:
             text = "No dice decide this: it simply happens."
         else:
-            lines = [f"Chance to succeed: <b>{percent(odds.success)}</b>"]
+            lines = [f"Chance to succeed: <b>{esc(percent(odds.success))}</b>"]
             if odds.damage:
-                lines.append(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
-                             f"{min(d for d, _ in odds.damage)}–{max(d for d, _ in odds.damage)}")
+                lines.append(esc(f"Damage if it succeeds: {odds.mean_damage:.1f} on average, "
+                                 f"{min(d for d, _ in odds.damage)}–"
+                                 f"{max(d for d, _ in odds.damage)}"))
             # Non-breaking: a wrapped line keeps its value beside its words.
-            lines.append(f"Chance {esc(self.target)} drops:&nbsp;<b>{percent(odds.drop)}</b>")
-            lines += [f"{esc(label)}:&nbsp;<b>{percent(p)}</b>" for label, p in odds.chances]
+            lines.append(f"Chance {esc(self.target)} drops:&nbsp;<b>{esc(percent(odds.drop))}</b>")
+            lines += [f"{esc(label)}:&nbsp;<b>{esc(percent(p))}</b>" for label, p in odds.chances]
             lines += [f"<small>{esc(line)}</small>" for line in odds.lines]
             if self.choice_boxes:
                 lines += [f"<small>{esc(note)}</small>" for note in preview.notes]

@@ -58,6 +58,8 @@ class Pointing:
         #: View ▸ Show Ruler to Players: the ruler is drawn on the player view too.
         self.to_players = False
         self.reading: Reading | None = None
+        self._said = ""
+        """The ruler's reading last said in the status bar (taken away with the ruler)."""
         self.mark: RulerMark | None = None
         self.player_mark: RulerMark | None = None
         self.pinger: Pinger | None = None
@@ -89,8 +91,12 @@ class Pointing:
             self.player_mark = RulerMark(window.scene)  # the player view was opened anew
         if self.player_mark is not None:
             self.player_mark.show(reading if self.to_players and window else None, text)
+        bar = self.host.statusBar()
         if text:
-            self.host.statusBar().showMessage(text, 15000)
+            bar.showMessage(text, 15000)
+        elif self._said and bar.currentMessage() == self._said:
+            bar.clearMessage()  # the ruler is put down (Esc): its last reading goes with it
+        self._said = text
 
     def set_to_players(self, on: bool) -> None:
         """View ▸ Show Ruler to Players."""

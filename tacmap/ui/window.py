@@ -36,7 +36,7 @@ from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
 from tacmap.ui.groups import GroupActions
-from tacmap.ui.later import AfterFirstPaint
+from tacmap.ui.later import AfterFirstPaint, warm_charts
 from tacmap.ui.map.hint import EMPTY_MAP, FIRST_RUN, MapHint
 from tacmap.ui.map.look import acting
 from tacmap.ui.map.scene import MapScene
@@ -151,6 +151,7 @@ class MainWindow(WindowMenus):
         self.build_menus()
         self.bind(session)
         self.resize(1280, 800)
+        warm_charts(self)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -430,4 +431,5 @@ class MainWindow(WindowMenus):
         remember_place(PLACE, bytes(self.saveGeometry().data()))
         self.files.close()
         self.players.close()
+        self.forecast.close()
         event.accept()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pyqtgraph as pg
 import pytest
 
@@ -104,13 +107,15 @@ def test_cancel_stops_and_keeps_what_was_done(qtbot: object, window: MainWindow)
     window.forecast.open()
     qtbot.waitUntil(lambda: "now" in panel.results,  # type: ignore[attr-defined]
                     timeout=60000)
-    job = panel.jobs["now"]
+    worker = panel.workers["now"]
     panel.cancel()
-    assert not job.thread.is_alive(), "Cancel waits for the worker to stop"
     assert not panel.busy() and not panel.cancel_button.isEnabled()
     done = panel.results["now"].fights
     assert 0 < done < huge
-    QApplication.processEvents()  # reports queued before the worker stopped are dropped
+    # The worker stops between two fights and waits for the next job; whatever it
+    # reported meanwhile is dropped.
+    qtbot.waitUntil(lambda: worker.idle(), timeout=10000)  # type: ignore[attr-defined]
+    QApplication.processEvents()
     assert panel.results["now"].fights == done
     assert f"{done} of {huge} fights (done)" in panel.title.text()
 
@@ -129,3 +134,35 @@ def test_an_encounter_with_no_fight_in_it_says_so(qtbot: object, window: MainWin
 def close_dock(window: MainWindow) -> object:
     yield None
     window.forecast.panel.cancel()
+
+
+def test_the_fights_are_played_in_a_process_beside_the_window(qtbot: object,
+                                                              window: MainWindow) -> None:
+    """The window's process only draws: a forecast's fights share neither its interpreter
+    lock (a drag stays smooth) nor its ruleset's caches (issue 36)."""
+    panel = open_forecast(qtbot, window)
+    worker = panel.workers["now"]
+    assert worker.pid is not None and worker.pid != os.getpid()
+    assert panel.results["now"].fights == FIGHTS
+    assert not any(t.name.startswith("forecast") for t in threading.enumerate())
+    # The next forecast reuses the same worker: no process start per action.
+    assert window.run(EndTurn())
+    wait_done(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.state is not None and  # type: ignore[attr-defined]
+                    panel.state.schedule == window.session.referee.state.schedule,
+                    timeout=5000)
+    wait_done(qtbot, panel)
+    assert panel.workers["now"].pid == worker.pid
+
+
+def test_closing_the_window_ends_the_forecast_workers(qtbot: object, window: MainWindow
+                                                      ) -> None:
+    panel = open_forecast(qtbot, window)
+    worker = panel.workers["now"]
+    pid = worker.pid
+    assert pid is not None and worker.alive()
+    window.forecast.close()
+    assert not worker.alive()
+    assert panel.workers == {}
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PySide6 import QtGui
 from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QTreeWidget
 
-from tacmap.engine.rules.views import Odds, Preview
+from tacmap.engine.rules.views import Odds, Preview, Reaction
 from tacmap.ui.map.token_item import TokenItem
 from tacmap.ui.odds_card import OddsCard
-from tacmap.ui.qt import QLabel, QMessageBox, Qt
+from tacmap.ui.qt import (
+    QApplication,
+    QLabel,
+    QListWidget,
+    QMessageBox,
+    Qt,
+    QTableWidget,
+)
 from tacmap.ui.window import MainWindow
 
 HOSTILE = '<img src="/etc/secret.png">Barry'
@@ -89,3 +98,60 @@ def _import_refused(window: MainWindow, exported: Path, told: list[str]) -> None
     assert len(told) == 1 and "\n" not in told[0], told
     assert str(exported) in told[0]
     assert [e.id for e in window.roster_panel.refresh()] == [e.id for e in before]
+
+
+#: Characters that open a tag or an entity in rich text, in a name and in a value.
+MARKUP = "Kara <i>&amp; Co"
+
+
+def test_a_tiny_chance_keeps_its_value_and_bolds_nothing_after_it(qapp: object) -> None:
+    """Issue 36 item 1: "<0.1%" was read as a tag, emptying "Chance Kara drops:" and
+    bolding every line after it."""
+    odds = Odds(success=0.0004, drop=0.0002, chances=(("Kara & <b> falls", 0.0001),),
+                lines=("armour soaks <3",),
+                reactions=(Reaction("Kara <i> strikes back", success=0.0003, drop=0.0001),))
+    card = OddsCard("Grell attacks Kara", MARKUP, Preview(legal=True, odds=odds))
+    summary = shown_text(card.summary.text()).splitlines()
+    assert summary[:2] == ["Chance to succeed: <0.1%", f"Chance {MARKUP} drops: <0.1%"]
+    assert "Kara & <b> falls: <0.1%" in summary and "armour soaks <3" in summary
+    reactions = shown_text(card.reactions.text())
+    assert "⚠ Kara <i> strikes back" in reactions
+    assert f"without it: <0.1% to succeed, <0.1% that {MARKUP} drops" in reactions
+    card.deleteLater()
+
+
+def test_every_panel_shows_names_with_markup_literally(window: MainWindow) -> None:
+    """Every label, table and list of the window, with "<", "&" and a tag planted in
+    names: each rich-text label escapes them, and the names show as typed."""
+    from tacmap.engine.model.commands import Attack, SetHp
+
+    state = window.session.referee.state
+    for token in state.tokens.values():
+        token.name = f"{token.name} <b>&amp;"
+    window.run(SetHp("grul", 3))
+    window.run(Attack("ana", "grul"))
+    window.show_player_view()
+    QApplication.processEvents()
+    QApplication.processEvents()
+    shown: list[str] = []
+    widgets = [window, *([window.player] if window.player is not None else [])]
+    for top in widgets:
+        for lab in top.findChildren(QLabel):
+            raw = lab.text()
+            kind = lab.textFormat()
+            if kind == Qt.TextFormat.PlainText or (kind == Qt.TextFormat.AutoText
+                                                   and not QtGui.Qt.mightBeRichText(raw)):
+                shown.append(raw)
+                continue
+            assert "<b>&amp;" not in raw, f"unescaped name in a rich label: {raw[:200]}"
+            shown.append(shown_text(raw))
+        for table in top.findChildren(QTableWidget):
+            shown += [table.item(r, c).text() for r in range(table.rowCount())
+                      for c in range(table.columnCount()) if table.item(r, c) is not None]
+        for lst in top.findChildren(QListWidget):
+            shown += [lst.item(r).text() for r in range(lst.count())]
+        for tree in top.findChildren(QTreeWidget):
+            shown += [tree.topLevelItem(r).text(c) for r in range(tree.topLevelItemCount())
+                      for c in range(tree.columnCount())]
+    everything = "\n".join(shown)
+    assert "Ana <b>&amp;" in everything and "Grul <b>&amp;" in everything

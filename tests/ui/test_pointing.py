@@ -97,6 +97,8 @@ def test_esc_takes_the_ruler_away_and_puts_the_tool_down(window: MainWindow) -> 
     mark = window.pointing.mark
     assert mark is not None and not mark.edge.isVisible()
     assert window.view.tool is None and not window.tool_actions["measure"].isChecked()
+    # The reading goes with the ruler (issue 36 item 20): the status bar no longer says it.
+    assert "straight" not in window.statusBar().currentMessage()
 
 
 def test_a_right_click_without_a_drag_puts_the_ruler_down(window: MainWindow) -> None:

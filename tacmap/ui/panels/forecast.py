@@ -11,20 +11,18 @@ it is; the encounter itself never changes.
 
 from __future__ import annotations
 
-import copy
-import threading
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from tacmap.engine.model.state import Encounter, Token
 from tacmap.engine.rules.ruleset import Ruleset
+from tacmap.ui.plain import label
 from tacmap.ui.qt import (
     QComboBox,
     QDockWidget,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMainWindow,
     QProgressBar,
     QPushButton,
@@ -37,8 +35,9 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.roster import RosterActions
 from tacmap.ui.session import Session
+from tacmap.ui.workers import Worker, forecast_task
 
-if TYPE_CHECKING:  # the forecast itself is loaded with the dock's first run
+if TYPE_CHECKING:  # the forecast itself is played in the worker
     from tacmap.engine.play.forecast import Forecast
 
 #: Fights each forecast in the window plays (a few seconds; the first estimate comes
@@ -60,69 +59,59 @@ class ForecastHost(Protocol):
         """Qt's: dock a widget."""
 
 
-#: Seconds between two reports of a forecast under way to the dock.
+#: Seconds between two looks at what the forecast's worker has reported.
 REPORT_EVERY = 0.2
 #: What the dock says of an encounter with no fight in it.
 NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
 
 
 class Job:
-    """One forecast, played in a plain Python thread that never touches Qt; the dock takes
-    its latest report on a timer.
+    """One forecast, played by a worker process of its own kind ("now" or "what if");
+    the dock takes the worker's newest report on a timer.
 
-    (The first version ran in a QThread whose worker emitted a signal per report: on
-    PySide6 6.8, and once on 6.11, it deadlocked against the charts' painting.)
+    (A thread of the window's process shared the interpreter lock with the map: a drag
+    went from p95 22 ms to 140 ms while a forecast ran. A QThread emitting a signal
+    per report once deadlocked against the charts' painting.)
     """
 
-    def __init__(self, which: str, state: Encounter, ruleset: Ruleset, fights: int,
-                 panel: ForecastPanel) -> None:
+    def __init__(self, which: str, worker: Worker, state: Encounter,
+                 ruleset: Ruleset, fights: int, panel: ForecastPanel) -> None:
         self.which = which
         self.fights = fights
-        self.stop = False
-        self.report: Forecast | None = None
-        """The newest report not yet handed over (the worker replaces it whole)."""
+        self.worker = worker
+        self.number = worker.submit(forecast_task, state, ruleset, fights, SEED)
         self.over = False
-        """The worker is done: its last report is in ``report`` or handed over."""
-        self.thread = threading.Thread(target=self._play, args=(state, ruleset),
-                                       name=f"forecast {which}", daemon=True)
+        """The worker said its last word of this job."""
         self.timer = QTimer(panel)
         self.timer.setInterval(int(REPORT_EVERY * 1000))
         self.timer.timeout.connect(lambda: self._hand_over(panel))
-        self.thread.start()
         self.timer.start()
 
-    def _play(self, state: Encounter, ruleset: Ruleset) -> None:
-        """Play the fights (in the worker thread); each report is a copy, never shared."""
-        from tacmap.engine.play.forecast import forecast
-
-        def told(result: Forecast) -> None:
-            if self.report is None or result.fights == self.fights:
-                self.report = copy.deepcopy(result)
-
-        try:
-            forecast(state, ruleset, self.fights, SEED, progress=told,
-                     cancelled=lambda: self.stop)
-        finally:
-            self.over = True
-
     def _hand_over(self, panel: ForecastPanel) -> None:
-        over = self.over  # read first: once it is set, the last report is in place
-        report, self.report = self.report, None
-        if report is not None:
-            panel.progressed(self.which, report)
-        if over:
+        newest: Forecast | None = None
+        for report in self.worker.reports():
+            if report.job != self.number:
+                continue  # a late word of a job the dock has moved on from
+            if report.result is not None:
+                newest = report.result
+            if report.error:
+                panel.failed(self.which, report.error)
+            self.over = self.over or report.over
+        if newest is not None:
+            panel.progressed(self.which, newest)
+        if self.over:
             self.timer.stop()
             panel.finished(self.which)
 
     def cancel(self) -> None:
-        """Stop after the fight under way and wait for the thread."""
-        self.stop = True
-        self.done()
+        """Stop the worker's job after the fight under way; its late reports are dropped."""
+        self.timer.stop()
+        if not self.over:
+            self.worker.cancel()
 
     def done(self) -> None:
-        """Stop handing reports over and let the thread end."""
+        """Stop looking for reports (the job is over)."""
         self.timer.stop()
-        self.thread.join()
 
 
 class ForecastPanel(QWidget):
@@ -134,13 +123,17 @@ class ForecastPanel(QWidget):
         self.state: Encounter | None = None
         self.ruleset: Ruleset | None = None
         self.jobs: dict[str, Job] = {}
+        self.workers: dict[str, Worker] = {}
+        """A worker process for each kind of forecast ("now", "what if"), kept between runs."""
         self.serial = 0
         self.results: dict[str, Forecast] = {}
         self.what_if: Encounter | None = None
         self.what_if_text = ""
+        self.error = ""
+        """Why the last forecast stopped short, shown in the title (empty if it did not)."""
         self.roster: list[Token] = []
         layout = QVBoxLayout(self)
-        self.title = QLabel("Open the forecast from Combat ▸ Forecast")
+        self.title = label("Open the forecast from Combat ▸ Forecast")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
         row = QHBoxLayout()
@@ -187,7 +180,7 @@ class ForecastPanel(QWidget):
         self.add_button.clicked.connect(self.add_one)
         self.clear_button = QPushButton("Clear what-if")
         self.clear_button.clicked.connect(self.clear_what_if)
-        for row_widgets in ((QLabel("What if:"), self.remove_box, self.remove_button),
+        for row_widgets in ((label("What if:"), self.remove_box, self.remove_button),
                             (self.add_box, self.add_button, self.clear_button)):
             what = QHBoxLayout()
             for w in row_widgets:
@@ -228,12 +221,14 @@ class ForecastPanel(QWidget):
         if old is not None:
             old.cancel()
         self.results.pop(which, None)
+        self.error = ""
         assert self.ruleset is not None
         self.serial += 1
         # Reports carry the job's own name: one still queued from a cancelled job of the
         # same kind is told apart and dropped.
-        self.jobs[which] = Job(f"{which}#{self.serial}", state, self.ruleset, self.fights,
-                               self)
+        worker = self.workers.setdefault(which, Worker())
+        self.jobs[which] = Job(f"{which}#{self.serial}", worker, state, self.ruleset,
+                               self.fights, self)
         self.cancel_button.setEnabled(True)
         self.redraw()
 
@@ -321,6 +316,8 @@ class ForecastPanel(QWidget):
         text = f"Forecast: {done} of {self.fights} fights ({state})"
         if self.what_if_text:
             text += f" — what if: {self.what_if_text} (orange)"
+        if self.error:
+            text += f". {self.error}"
         self.title.setText(text)
         self._draw_wins(now, other)
         self._draw_rounds(now, other)
@@ -382,8 +379,20 @@ class ForecastPanel(QWidget):
             for c, value in enumerate(cells):
                 self.table.setItem(k, c, QTableWidgetItem(value))
 
+    def failed(self, name: str, why: str) -> None:
+        """A forecast could not be played: say why in the title (the window goes on)."""
+        if self._current(name) is not None:
+            self.error = f"The forecast stopped: {why}"
+
+    def close_workers(self) -> None:
+        """End the worker processes (the window closes)."""
+        self.cancel()
+        for worker in self.workers.values():
+            worker.close()
+        self.workers.clear()
+
     def closeEvent(self, event: object) -> None:
-        """Stop the threads with the dock."""
+        """Stop the workers' jobs with the dock."""
         self.cancel()
 
 
@@ -421,6 +430,11 @@ class ForecastDock:
         self.dock.raise_()
         self.seen = None
         self.check()
+
+    def close(self) -> None:
+        """End the forecast's worker processes (the window closes)."""
+        if self._panel is not None:
+            self._panel.close_workers()
 
     def _shown(self, visible: bool) -> None:
         if visible:

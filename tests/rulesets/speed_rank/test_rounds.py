@@ -70,6 +70,10 @@ def test_end_turn_names_the_side_and_reorder_is_the_gms(registry: Registry) -> N
     run(ref, StartCombat(), [3, 4, 6])
     with pytest.raises(RuleError, match="it is Players' turn in phase S"):
         run(ref, EndTurn("Red Company"))
+    # Any token's menu offers it, an enemy's too: it names the side whose turn it ends.
+    enemy = next(t.id for t in ref.state.tokens.values() if t.side == "Red Company")
+    offered = {o.key: o for o in ref.ruleset.actions_for(ref.state, enemy)}
+    assert offered["end_turn"].label == "End the side's turn (Players)"
     run(ref, EndTurn("mage"))  # a token of the side may end its turn
     out = run(ref, Reorder(("Red Company", "Players", "Blue Company")))
     assert out == ["GM reorders the sides: Red Company, Players, Blue Company"]
