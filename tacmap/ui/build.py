@@ -262,7 +262,7 @@ class Builder:
         state = self.host.session.referee.state
         sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
         form = TokenForm(title, self._fields(), token, sides, self._check(make),
-                         self.host.window())
+                         self.host.window(), self.host.session.referee.ruleset.manifest.units)
         form.choose_image = self.choose_portrait
         form.accepted.connect(
             lambda: form.result_token and self.host.run(make(form.result_token)))

@@ -67,6 +67,7 @@ from PySide6.QtGui import (
     QShowEvent,
     QStaticText,
     QTransform,
+    QValidator,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -219,6 +220,7 @@ __all__ = [
     "QTreeView",
     "QUrl",
     "QVBoxLayout",
+    "QValidator",
     "QVariantAnimation",
     "QWheelEvent",
     "QWidget",

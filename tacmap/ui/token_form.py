@@ -8,6 +8,7 @@ from msgspec.structs import replace
 
 from tacmap.engine.model.records import Json
 from tacmap.engine.model.state import Token
+from tacmap.engine.model.units import METRES, Units
 from tacmap.engine.rules.statblock import StatField
 from tacmap.ui.qt import (
     QCheckBox,
@@ -24,11 +25,43 @@ from tacmap.ui.qt import (
     QPushButton,
     QSpinBox,
     Qt,
+    QValidator,
     QWidget,
 )
 
 #: ``check(token) -> problem or ""``: the referee's verdict on the finished token.
 Check = Callable[[Token], str]
+
+
+class Footprint(QSpinBox):
+    """A footprint in cells, shown in the ruleset's units ("10 ft" for 2 cells of 5 ft), as
+    the sight beside it is."""
+
+    def __init__(self, units: Units) -> None:
+        super().__init__()
+        self.units = units
+
+    def textFromValue(self, value: int) -> str:
+        return self.units.of(value)
+
+    def valueFromText(self, text: str) -> int:
+        number = text.replace(self.units.unit, "").strip()
+        try:
+            return max(1, round(float(number) / self.units.cell_size))
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        # Any text: valueFromText makes the nearest whole cell of it.
+        return QValidator.State.Acceptable, text, pos
+
+
+def unchanged(editor_value: Json, default: Json) -> bool:
+    """Whether a field the token never had still holds its default (the form shows every
+    field, filled with its default: only what the GM changes is the token's)."""
+    def plain(v: Json) -> Json:
+        return list(v) if isinstance(v, tuple) else v
+    return bool(plain(editor_value) == plain(default))
 
 
 class FieldEditor:
@@ -134,7 +167,8 @@ class TokenForm(QDialog):
     """
 
     def __init__(self, title: str, fields: Sequence[StatField], token: Token,
-                 sides: Sequence[str], check: Check, parent: QWidget | None = None) -> None:
+                 sides: Sequence[str], check: Check, parent: QWidget | None = None,
+                 units: Units = METRES) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         self.base = token
@@ -146,10 +180,9 @@ class TokenForm(QDialog):
         self.side.setEditable(True)
         self.side.addItems(list(dict.fromkeys([*sides, token.side])))
         self.side.setCurrentText(token.side)
-        self.footprint = QSpinBox()
+        self.footprint = Footprint(units)
         self.footprint.setRange(1, 20)
         self.footprint.setValue(token.size)
-        self.footprint.setSuffix(" m")
         self.hp, self.max_hp = QSpinBox(), QSpinBox()
         for box, value in ((self.hp, token.hp), (self.max_hp, token.max_hp)):
             box.setRange(-1_000_000, 1_000_000)
@@ -198,7 +231,9 @@ class TokenForm(QDialog):
         """The token as the form now says."""
         stats = dict(self.base.stats)
         for key, editor in self.editors.items():
-            stats[key] = editor.get()
+            value = editor.get()
+            if key in stats or not unchanged(value, editor.field.default):
+                stats[key] = value
         return replace(self.base, name=self.name.text().strip(),
                        side=self.side.currentText().strip(), size=self.footprint.value(),
                        hp=self.hp.value(), max_hp=self.max_hp.value(),

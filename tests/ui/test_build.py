@@ -233,3 +233,31 @@ def test_a_portrait_is_chosen_copied_and_drawn(window: MainWindow, tmp_path: Pat
     assert (window.session.image_folder / "ana.png").is_file()
     item = window.scene.items_by_id["ana"]
     assert item.pixmap is not None and not item.pixmap.isNull()
+
+
+def test_edit_stat_block_logs_only_what_the_gm_changed(qtbot: object, registry: Registry,
+                                                       tmp_path: Path) -> None:
+    """Issue 36 item 13: fields the token never had, left at their defaults, are not
+    written into it nor logged ("helmet — → False; spells — → []"). The footprint is
+    shown in the ruleset's own units, as the sight beside it (item 16)."""
+    from tacmap.engine.play.narrate import sentence
+    from tacmap.ui.demos import demo_folder
+
+    path = tmp_path / "sr.tacmap"
+    path.write_bytes((demo_folder() / "speed_rank_demo.tacmap").read_bytes())
+    win = shown(qtbot, MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                                  tell=lambda text: None), (1200, 800))
+    ref = win.session.referee
+    tid = next(iter(ref.state.tokens))
+    before = dict(ref.state.tokens[tid].stats)
+    win.select(tid)
+    form = win.edit_combatant()
+    assert form is not None
+    assert form.footprint.text() == "5 ft"
+    form.name.setText("Renamed")
+    assert form.try_accept()
+    entry = ref.log[-1]
+    assert sentence(ref.state, entry.command, entry.events) == "GM edits Renamed"
+    assert [e.text(ref.state) for e in entry.events] == \
+        [f"{form.base.name} is edited: name {form.base.name} → Renamed"]
+    assert ref.state.tokens[tid].stats == before
