@@ -68,10 +68,10 @@ SENTENCES: list[tuple[Command, str]] = [
     (Move("aldric", ((8, 9), (10, 9))), "Ser Aldric moves to (10, 9) by way of (8, 9)"),
     (Attack("aldric", "barry"), "Ser Aldric attacks Barry"),
     (Attack("aldric", "barry", "short_bow"), "Ser Aldric attacks Barry with the short bow"),
-    (Act("aldric", "prepare:dodge", "barry"), "Ser Aldric uses “prepare dodge” on Barry"),
-    (Act("grell", "long_action"), "Grell uses “long action”"),
+    (Act("aldric", "prepare:dodge", "barry"), "Ser Aldric uses prepare dodge on Barry"),
+    (Act("grell", "long_action"), "Grell uses long action"),
     (Act("grell", "cast", "barry", "magic_missile"),
-     "Grell uses “cast” (magic missile) on Barry"),
+     "Grell uses cast on Barry: magic missile"),
     (StartCombat(), "Combat starts"),
     (StartCombat(("barry", "aldric")), "Combat starts: Barry, Ser Aldric"),
     (EndTurn("grell"), "Grell ends the turn"),
@@ -101,7 +101,11 @@ SENTENCES: list[tuple[Command, str]] = [
      "GM places Burning hands (cone, length 6, 90°)"),
     (RemoveTemplate("t1"), "GM takes t1 off the map"),
     (Act("grell", "cast", "", "fireball", Template("circle", (12, 5), 4)),
-     "Grell uses “cast” (fireball) at (12, 5) (circle, radius 4)"),
+     "Grell uses cast at (12, 5) (circle, radius 4): fireball"),
+    # Issue 36 item 18: the Last result's title read 'Lio uses "strike" (next-tier dice
+    # (2d10)) on Grell'.
+    (Act("grell", "strike", "barry", "next-tier dice (2d10)"),
+     "Grell uses strike on Barry: next-tier dice (2d10)"),
     (SetDoor(0, True), "Door 1 opens"),  # the example map has no walls: named by number
     (SetDoor(0, False), "Door 1 closes"),
     (SetFog(True), "GM turns fog of war on"),

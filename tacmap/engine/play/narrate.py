@@ -100,13 +100,14 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         weapon = f" with the {_words(c.weapon)}" if c.weapon else ""
         return f"{n(c.actor)} attacks {n(c.target)}{weapon}"
     if isinstance(c, Act):
-        text = f"{n(c.actor)} uses “{_words(c.action)}”"
-        if c.detail:
-            text += f" ({_words(c.detail)})"
+        # A sentence: the how (a spell, a critical's dice) last, after the who and where.
+        text = f"{n(c.actor)} uses {_words(c.action)}"
         if c.target:
             text += f" on {n(c.target)}"
         if isinstance(c.area, Template):
             text += f" at {_cell(c.area.origin)} ({describe_template(c.area)})"
+        if c.detail:
+            text += f": {_words(c.detail)}"
         return text
     if isinstance(c, StartCombat):
         if c.order:
