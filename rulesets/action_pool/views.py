@@ -44,8 +44,7 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
     for i, tid in enumerate(turns.order):
         t = state.tokens.get(tid)
         if t is None:
-            rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
-            continue
+            continue  # removed from the map: the order keeps its place for undo only
         status: RowState = ("out" if not t.alive else "acting" if i == turns.index
                             else "done" if i < turns.index else "waiting")
         detail = [f"pool {t.values.get('pool', 0)}"]

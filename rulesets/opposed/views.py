@@ -57,8 +57,7 @@ def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
     for i, tid in enumerate(turns.order):
         t = state.tokens.get(tid)
         if t is None:
-            rows.append(OrderRow(tid, tid, "", f"#{i + 1}", "out", "removed"))
-            continue
+            continue  # removed from the map: the order keeps its place for undo only
         health = rules.health(t)
         condition = turns.condition_of(tid)
         status: RowState = ("out" if not t.alive else "acting" if tid == turns.current

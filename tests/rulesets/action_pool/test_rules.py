@@ -347,3 +347,19 @@ def test_the_pool_panel_strikes_out_the_successes_an_ability_discards(
     pool = {p.token: p for p in rules.dice_pools(referee.state)}["ana"]
     assert (pool.faces, pool.size) == ((6, 5, 4, 1), 1)
     assert pool.removed == (True, True, False, True)
+
+
+def test_a_token_removed_mid_fight_leaves_the_turn_order(fight: Build, rules: Ruleset) -> None:
+    """Issue 36 item 14: a pasted then deleted token stayed listed under its raw id
+    ("aldric_2 #8 ✗ out removed"); undo brings its row back."""
+    from tacmap.engine.model.commands import RemoveToken
+
+    referee = fight(token("ana", "party", 2, 2, **ANA), token("brak", "foes", 3, 2, **BRAK),
+                    token("brak_2", "foes", 4, 2, **BRAK))
+    referee.execute(RemoveToken("brak_2"))
+    order = rules.turn_order(referee.state)
+    assert order is not None
+    assert [r.name for r in order.rows] == ["Ana", "Brak"]
+    referee.undo()
+    order = rules.turn_order(referee.state)
+    assert order is not None and [r.name for r in order.rows] == ["Ana", "Brak", "Brak_2"]
