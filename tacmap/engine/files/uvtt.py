@@ -17,10 +17,11 @@ grid cells:
 - ``lights`` and ``environment`` are kept as read in ``Encounter.map_extras``
   and not drawn.
 
-Walls are cut into segments, deduplicated (either direction), joined back into
-polylines where exactly two meet, and clipped to the map with a note. A bad
-file raises one ``InputError`` sentence naming the field and the problem, before
-anything is written. No Qt here: the window and the command line share it.
+Walls are cut into segments, clipped to the map, cut where a door lies along
+them, deduplicated (either direction) and joined back into polylines where
+exactly two meet, with a note for what was clipped or cut. A bad file raises one
+``InputError`` sentence naming the field and the problem, before anything is
+written. No Qt here: the window and the command line share it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ MAP_PIXELS = 64_000_000
 MAX_POINTS = 100 * MAX_WALLS
 #: Positions are snapped to this fraction of a cell, so that ends that meet are one point.
 SNAP = 1000
+#: How far off a wall's line (in cells) a door may lie and still cut that wall: map makers
+#: put both on the same grid, so this only absorbs their rounding.
+DOOR_TOLERANCE = 0.01
 #: The dialog filter for these files.
 FILTER = "Universal VTT maps (*.dd2vtt *.uvtt *.df2vtt);;All files (*)"
 
@@ -134,38 +138,40 @@ def read(raw: bytes) -> Imported:
     origin, size, ppg = _resolution(data.get("resolution"))
     width, height = math.ceil(size[0] - 1e-6), math.ceil(size[1] - 1e-6)
     notes: list[str] = []
-    segments: list[Segment] = []
+    segments: list[tuple[Segment, int]] = []
+    clipped_lines: set[int] = set()
     budget = [MAX_POINTS]
-    for key in ("line_of_sight", "objects_line_of_sight"):
-        for i, line in enumerate(_list(data, key)):
-            points = _points(line, f"{key}[{i}]", origin, budget)
-            if len(points) < 2:
-                raise InputError(f"{key}[{i}]: a wall needs at least two points, this one "
-                                 f"has {len(points)}")
-            segments.extend(pairwise(points))
-    doors = [_portal(p, f"portals[{i}]", origin) for i, p in enumerate(_list(data, "portals"))]
-    door_keys = {_key(a, b) for a, b, _ in doors}
-    clipped = 0
-    kept: list[Segment] = []
-    for a, b in segments:
+    lines = ((f"{key}[{i}]", line) for key in ("line_of_sight", "objects_line_of_sight")
+             for i, line in enumerate(_list(data, key)))
+    for n, (where, line) in enumerate(lines):
+        points = _points(line, where, origin, budget)
+        if len(points) < 2:
+            raise InputError(f"{where}: a wall needs at least two points, this one "
+                             f"has {len(points)}")
+        for a, b in pairwise(points):
+            cut = _clip(a, b, width, height)
+            if cut != (a, b):
+                clipped_lines.add(n)
+            if cut is not None:
+                segments.append((cut, n))
+    clipped = len(clipped_lines)
+    doors: dict[Segment, tuple[Segment, bool]] = {}
+    for i, portal in enumerate(_list(data, "portals")):
+        a, b, closed = _portal(portal, f"portals[{i}]", origin)
         cut = _clip(a, b, width, height)
         if cut != (a, b):
             clipped += 1
-        if cut is not None and _key(*cut) not in door_keys:
-            kept.append(cut)
+        if cut is not None:
+            doors.setdefault(_key(*cut), (cut, closed))
+    kept, at_doors = cut_at_doors(segments, list(doors))
     walls = [Wall(line) for line in join(kept)]
-    seen: set[Segment] = set()
-    for a, b, closed in doors:
-        cut = _clip(a, b, width, height)
-        if cut != (a, b):
-            clipped += 1
-        if cut is None or _key(*cut) in seen:
-            continue
-        seen.add(_key(*cut))
-        walls.append(Wall(cut, kind="door", open=not closed))
+    walls.extend(Wall(cut, kind="door", open=not closed) for cut, closed in doors.values())
     if clipped:
         notes.append(f"{clipped} wall{' was' if clipped == 1 else 's were'} partly or wholly "
                      f"outside the {width}×{height} map and clipped to its edge")
+    if at_doors:
+        notes.append(f"{at_doors} wall{' ran' if at_doors == 1 else 's ran'} across a door "
+                     f"and {'was' if at_doors == 1 else 'were'} cut at it")
     if len(walls) > MAX_WALLS:
         raise InputError(f"line_of_sight: {len(walls):,} walls and doors after joining, more "
                          f"than the {MAX_WALLS:,} a map may hold")
@@ -272,6 +278,82 @@ def _clip(a: Point, b: Point, width: float, height: float) -> Segment | None:
 
 def _snap(x: float, y: float) -> Point:
     return round(x * SNAP) / SNAP, round(y * SNAP) / SNAP
+
+
+def cut_at_doors(segments: Sequence[tuple[Segment, int]],
+                 doors: Sequence[Segment]) -> tuple[list[Segment], int]:
+    """The wall segments with every span a door lies along taken out, and how many of the
+    walls as drawn (numbered by the second item) were cut.
+
+    Map makers often cut a shared wall at its door in one room's outline only: the
+    other room's wall would stay over the door and keep it shut when opened. A door
+    cuts a segment when both its ends lie within ``DOOR_TOLERANCE`` of the segment's
+    line and it covers more than that of the segment; the pieces left end on the
+    door's own ends, so wall and door still meet.
+    """
+    if not doors:
+        return [segment for segment, _ in segments], 0
+    size = 4.0  # cells a side of the buckets doors are looked up in
+    near: dict[tuple[int, int], list[int]] = defaultdict(list)
+    wide: list[int] = []  # doors over too many buckets: checked against every segment
+
+    def buckets(a: Point, b: Point) -> list[tuple[int, int]] | None:
+        (ax, ay), (bx, by) = a, b
+        i0 = math.floor(((ax if ax < bx else bx) - DOOR_TOLERANCE) / size)
+        i1 = math.floor(((bx if ax < bx else ax) + DOOR_TOLERANCE) / size)
+        j0 = math.floor(((ay if ay < by else by) - DOOR_TOLERANCE) / size)
+        j1 = math.floor(((by if ay < by else ay) + DOOR_TOLERANCE) / size)
+        if (i1 - i0 + 1) * (j1 - j0 + 1) > 64:
+            return None
+        return [(i, j) for i in range(i0, i1 + 1) for j in range(j0, j1 + 1)]
+
+    for n, door in enumerate(doors):
+        cells = buckets(*door)
+        if cells is None:
+            wide.append(n)
+        for cell in cells or ():
+            near[cell].append(n)
+    out: list[Segment] = []
+    cut: set[int] = set()
+    for segment, line in segments:
+        cells = buckets(*segment)
+        if cells is None:
+            found: Iterable[int] = range(len(doors))
+        else:
+            found = {n for c in cells if c in near for n in near[c]}
+            if not found and not wide:
+                out.append(segment)
+                continue
+            found = sorted(found.union(wide))
+        pieces = [segment]
+        for n in found:
+            pieces = [p for piece in pieces for p in _without(piece, doors[n])]
+        if pieces != [segment]:
+            cut.add(line)
+        out.extend(pieces)
+    return out, len(cut)
+
+
+def _without(segment: Segment, door: Segment) -> list[Segment]:
+    """``segment`` less the span ``door`` lies along (itself whole when the door is not
+    along it)."""
+    a, b = segment
+    length = math.dist(a, b)
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    ends = []
+    for p in door:
+        if abs((p[0] - a[0]) * uy - (p[1] - a[1]) * ux) > DOOR_TOLERANCE:
+            return [segment]
+        ends.append(((p[0] - a[0]) * ux + (p[1] - a[1]) * uy, p))
+    (t0, p0), (t1, p1) = sorted(ends)
+    if min(t1, length) - max(t0, 0.0) <= DOOR_TOLERANCE:
+        return [segment]  # beside the door's span, or touching it at one end
+    pieces = []
+    if t0 > DOOR_TOLERANCE:
+        pieces.append((a, p0))
+    if t1 < length - DOOR_TOLERANCE:
+        pieces.append((p1, b))
+    return pieces
 
 
 def join(segments: Iterable[Segment]) -> list[tuple[Point, ...]]:
