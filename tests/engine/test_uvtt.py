@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,9 @@ import pytest
 import shapely
 
 from tacmap.cli import main
-from tacmap.engine.files import storage, uvtt
+from tacmap.engine.files import storage, uvtt, uvtt_sample
 from tacmap.engine.files.uvtt_sample import rooms
+from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import MAX_WALLS
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.space.geometry import Walls
@@ -292,3 +294,60 @@ def test_the_clip_note_counts_the_walls_as_drawn(tmp_path: Path,
     assert code == 0
     assert "note: 12 walls were partly or wholly outside the 30×20 map and clipped" in out
 
+
+# --------------------------------------------------------------------------- memory
+
+
+def _many(key: str, items: int) -> bytes:
+    """A Universal VTT file whose ``key`` list holds ``items`` small entries."""
+    item = {"line_of_sight": '[{"x": 1.5, "y": 2.25}, {"x": 2.5, "y": 2.25}]',
+            "objects_line_of_sight": '[{"x": 1.5, "y": 2.25}, {"x": 2.5, "y": 2.25}]',
+            "portals": '{"bounds": [{"x": 1.5, "y": 2}, {"x": 2.5, "y": 2}], "closed": true}',
+            "lights": '{"position": {"x": 1.5, "y": 2}, "range": 6}'}[key]
+    return ('{"format": 1.0, "resolution": {"map_size": {"x": 30, "y": 20}, '
+            f'"pixels_per_grid": 50}}, "{key}": [' + ", ".join([item] * items) + "]}").encode()
+
+
+@pytest.mark.parametrize(("key", "sentence"), [
+    ("line_of_sight", "line_of_sight: more than 20,000 wall points, more than the 10,000 "
+                      "walls a map may hold"),
+    ("objects_line_of_sight", "line_of_sight: more than 20,000 wall points"),
+    ("portals", "portals: more than 20,000 doors and points, more than the 10,000 "
+                "walls and doors a map may hold"),
+    ("lights", "lights: the value is too big (more than 10,000 items"),
+])
+def test_a_file_over_the_counts_is_refused_before_it_is_decoded(
+        monkeypatch: pytest.MonkeyPatch, key: str, sentence: str) -> None:
+    import tracemalloc
+
+    monkeypatch.setattr(uvtt, "MAX_POINTS", 20_000)  # the same rule, a smaller file
+    raw = _many(key, 30_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match=re.escape(sentence)):
+            uvtt.read(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # Decoded, the entries take ten times the file's bytes; counted, next to nothing.
+    assert peak < len(raw) // 2, f"{peak:,} bytes to refuse a {len(raw):,}-byte file"
+
+
+def test_an_image_over_the_pixel_limit_is_refused_before_it_is_decoded() -> None:
+    import tracemalloc
+
+    header = uvtt_sample.png(8, 8)[:33]
+    big = header[:16] + (10_000).to_bytes(4, "big") * 2 + header[24:] + bytes(3_000_000)
+    data = rooms(image=False)
+    data["image"] = base64.b64encode(big).decode()
+    raw = json.dumps(data).encode()
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match="image: the map image is 10000×10000 pixels, "
+                                             "over the 64 megapixel limit of a map image"):
+            uvtt.read(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The base64 text is read once; its 3 MB of pixels are never decoded.
+    assert peak < len(raw) * 1.5, f"{peak:,} bytes to refuse a {len(raw):,}-byte file"
