@@ -418,6 +418,8 @@ def cut_at_doors(segments: Sequence[tuple[Segment, int]],
         pieces = [segment]
         for n in found:
             pieces = [p for piece in pieces for p in _without(piece, doors[n])]
+            if not pieces:
+                break
         if pieces != [segment]:
             cut.add(line)
         out.extend(pieces)
