@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+import shapely
 
 from tacmap.cli import main
-from tacmap.engine.files import storage, uvtt
+from tacmap.engine.files import storage, uvtt, uvtt_sample
 from tacmap.engine.files.uvtt_sample import rooms
+from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import MAX_WALLS
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.space.geometry import Walls
@@ -200,3 +203,151 @@ def test_walls_for_a_smaller_map_are_clipped() -> None:
     walls, notes = uvtt.walls_for(data, 20, 20)
     assert all(x <= 20 for w in walls for x, _ in w.points)
     assert notes and "clipped to this 20×20 map" in notes[0]
+
+
+# --------------------------------------------------------------------------- doors under walls
+
+#: Room A (0,0)-(6,6) and room B (6,0)-(12,6) share the wall x = 6; the door is (6,2)-(6,3).
+DOOR = ((6.0, 2.0), (6.0, 3.0))
+#: Room A's outline, cut at the door as the map maker drew it.
+ROOM_A: list[tuple[float, float]] = [(6, 3), (6, 6), (0, 6), (0, 0), (6, 0), (6, 2)]
+
+
+def two_rooms(*walls: list[tuple[float, float]]) -> dict[str, Any]:
+    """A 12×6-cell map of room A and the ``walls`` given, with one closed door at ``DOOR``."""
+    def line(points: list[tuple[float, float]]) -> list[dict[str, float]]:
+        return [{"x": x, "y": y} for x, y in points]
+
+    return {"format": 1.0,
+            "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 12, "y": 6},
+                           "pixels_per_grid": 50},
+            "line_of_sight": [line(ROOM_A), *(line(w) for w in walls)],
+            "portals": [{"bounds": line(list(DOOR)), "closed": True}]}
+
+
+@pytest.mark.parametrize(("walls", "cut"), [
+    # room B's outline runs straight over the door
+    ([[(6, 0), (12, 0), (12, 6), (6, 6), (6, 0)]], 1),
+    # room B's west wall has a point inside the door's span and one below it
+    ([[(6, 0), (6, 2.5), (6, 4), (6, 6)], [(6, 0), (12, 0), (12, 6), (6, 6)]], 1),
+    # two walls lie along each other over the door
+    ([[(6, 0), (6, 6)], [(6, 1), (6, 5)], [(6, 0), (12, 0), (12, 6), (6, 6)]], 2),
+])
+def test_a_door_under_another_rooms_wall_opens(
+        tmp_path: Path, registry: Registry, capsys: pytest.CaptureFixture[str],
+        walls: list[list[tuple[float, float]]], cut: int) -> None:
+    from tacmap.engine.model.commands import Move, SetDoor, StartCombat
+    from tacmap.engine.model.state import Token
+    from tacmap.engine.play.referee import Referee
+    from tacmap.engine.space import vision
+
+    source = write(tmp_path / "rooms.dd2vtt", two_rooms(*walls))
+    code, out, err = run(capsys, "import", str(source), str(tmp_path / "rooms.tacmap"),
+                         "--ruleset", "action_pool")
+    assert code == 0, err
+    s = "" if cut == 1 else "s"
+    assert f"note: {cut} wall{s} ran across a door and {'was' if cut == 1 else 'were'} cut " \
+        "at it" in out
+    state = uvtt.encounter(uvtt.read(source.read_bytes()), registry.get("skirmish"), "rooms",
+                           3, None)
+    state.tokens["ana"] = Token("ana", "Ana", "party", 4, 2)
+    state.tokens["orc"] = Token("orc", "Orc", "orcs", 10, 5)
+    referee = Referee(state, registry.get("skirmish"))
+    beyond = shapely.Point(8.5, 2.5)
+
+    def ana_sees(point: shapely.Point) -> bool:
+        return bool(vision.Sight(Walls(state.map.walls), 12, 6).of((4, 2, 1, None))
+                    .contains(point))
+
+    assert ana_sees(shapely.Point(1.5, 4.5)) and not ana_sees(beyond)
+    door = next(i for i, w in enumerate(state.map.walls) if w.kind == "door")
+    assert state.map.walls[door].points == DOOR
+    # No wall is left anywhere along the door's span.
+    assert not any(w.kind == "wall" and a[0] == b[0] == 6 and min(a[1], b[1]) < 3
+                   and max(a[1], b[1]) > 2 for w in state.map.walls
+                   for a, b in zip(w.points, w.points[1:], strict=False))
+    referee.execute(SetDoor(door, True))
+    assert ana_sees(beyond) and vision.area_shape(state.fog.explored).contains(beyond)
+    referee.execute(StartCombat(("ana", "orc")))
+    through = referee.preview(Move("ana", ((7, 2),)))
+    assert through.legal and through.path == ((4, 2), (5, 2), (6, 2), (7, 2)), through
+
+
+def test_a_door_cuts_only_the_wall_along_it() -> None:
+    # A wall crossing the door's line, and one along the same line but clear of the door.
+    read = uvtt.read(json.dumps(two_rooms([(5, 2.5), (7, 2.5)], [(6, 3.5), (6, 5)])).encode())
+    assert "across a door" not in " ".join(read.notes)
+    points = {w.points for w in read.walls if w.kind == "wall"}
+    assert ((5.0, 2.5), (7.0, 2.5)) in points and ((6.0, 3.5), (6.0, 5.0)) in points
+
+
+def test_the_clip_note_counts_the_walls_as_drawn(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data = rooms(image=False)
+    # Twelve walls of three segments each leave the map's right edge and come back.
+    data["line_of_sight"] += [[{"x": 26, "y": i + 1}, {"x": 32, "y": i + 1},
+                               {"x": 32, "y": i + 1.5}, {"x": 26, "y": i + 1.5}]
+                              for i in range(12)]
+    source = write(tmp_path / "off.uvtt", data)
+    code, out, _ = run(capsys, "import", str(source), str(tmp_path / "off.tacmap"),
+                       "--ruleset", "action_pool")
+    assert code == 0
+    assert "note: 12 walls were partly or wholly outside the 30×20 map and clipped" in out
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _many(key: str, items: int) -> bytes:
+    """A Universal VTT file whose ``key`` list holds ``items`` small entries."""
+    item = {"line_of_sight": '[{"x": 1.5, "y": 2.25}, {"x": 2.5, "y": 2.25}]',
+            "objects_line_of_sight": '[{"x": 1.5, "y": 2.25}, {"x": 2.5, "y": 2.25}]',
+            "portals": '{"bounds": [{"x": 1.5, "y": 2}, {"x": 2.5, "y": 2}], "closed": true}',
+            "lights": '{"position": {"x": 1.5, "y": 2}, "range": 6}'}[key]
+    return ('{"format": 1.0, "resolution": {"map_size": {"x": 30, "y": 20}, '
+            f'"pixels_per_grid": 50}}, "{key}": [' + ", ".join([item] * items) + "]}").encode()
+
+
+@pytest.mark.parametrize(("key", "sentence"), [
+    ("line_of_sight", "line_of_sight: more than 20,000 wall points, more than the 10,000 "
+                      "walls a map may hold"),
+    ("objects_line_of_sight", "line_of_sight: more than 20,000 wall points"),
+    ("portals", "portals: more than 20,000 doors and points, more than the 10,000 "
+                "walls and doors a map may hold"),
+    ("lights", "lights: the value is too big (more than 10,000 items"),
+])
+def test_a_file_over_the_counts_is_refused_before_it_is_decoded(
+        monkeypatch: pytest.MonkeyPatch, key: str, sentence: str) -> None:
+    import tracemalloc
+
+    monkeypatch.setattr(uvtt, "MAX_POINTS", 20_000)  # the same rule, a smaller file
+    raw = _many(key, 30_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match=re.escape(sentence)):
+            uvtt.read(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # Decoded, the entries take ten times the file's bytes; counted, next to nothing.
+    assert peak < len(raw) // 2, f"{peak:,} bytes to refuse a {len(raw):,}-byte file"
+
+
+def test_an_image_over_the_pixel_limit_is_refused_before_it_is_decoded() -> None:
+    import tracemalloc
+
+    header = uvtt_sample.png(8, 8)[:33]
+    big = header[:16] + (10_000).to_bytes(4, "big") * 2 + header[24:] + bytes(3_000_000)
+    data = rooms(image=False)
+    data["image"] = base64.b64encode(big).decode()
+    raw = json.dumps(data).encode()
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match="image: the map image is 10000×10000 pixels, "
+                                             "over the 64 megapixel limit of a map image"):
+            uvtt.read(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The base64 text is read once; its 3 MB of pixels are never decoded.
+    assert peak < len(raw) * 1.5, f"{peak:,} bytes to refuse a {len(raw):,}-byte file"

@@ -17,10 +17,14 @@ grid cells:
 - ``lights`` and ``environment`` are kept as read in ``Encounter.map_extras``
   and not drawn.
 
-Walls are cut into segments, deduplicated (either direction), joined back into
-polylines where exactly two meet, and clipped to the map with a note. A bad
-file raises one ``InputError`` sentence naming the field and the problem, before
-anything is written. No Qt here: the window and the command line share it.
+Walls are cut into segments, clipped to the map, cut where a door lies along
+them, deduplicated (either direction) and joined back into polylines where
+exactly two meet, with a note for what was clipped or cut. A bad file raises one
+``InputError`` sentence naming the field and the problem, before anything is
+written. The file is split into its top-level fields without decoding them, and
+each list is counted before it is decoded, so a file over the limits is refused
+at about the memory of its bytes. No Qt here: the window and the command line
+share it.
 """
 
 from __future__ import annotations
@@ -59,11 +63,32 @@ MAP_PIXELS = 64_000_000
 MAX_POINTS = 100 * MAX_WALLS
 #: Positions are snapped to this fraction of a cell, so that ends that meet are one point.
 SNAP = 1000
+#: How far off a wall's line (in cells) a door may lie and still cut that wall: map makers
+#: put both on the same grid, so this only absorbs their rounding.
+DOOR_TOLERANCE = 0.01
 #: The dialog filter for these files.
 FILTER = "Universal VTT maps (*.dd2vtt *.uvtt *.df2vtt);;All files (*)"
 
 Point = tuple[float, float]
 Segment = tuple[Point, Point]
+
+
+class _Point(msgspec.Struct, gc=False):
+    """A file's point as decoded on the fast path (a third of a dict's memory)."""
+
+    x: float
+    """Cells right of the file's origin."""
+    y: float
+    """Cells down from the file's origin."""
+
+
+class _Portal(msgspec.Struct, gc=False):
+    """A file's portal as decoded on the fast path; its other fields are skipped unread."""
+
+    bounds: list[_Point]
+    """The door's two ends."""
+    closed: bool = True
+    """Whether it starts closed."""
 
 
 @dataclass
@@ -116,66 +141,143 @@ def read(raw: bytes) -> Imported:
     """Read a Universal VTT file's bytes."""
     if raw.startswith(records.BOM):
         raw = raw[len(records.BOM):]
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise InputError("the file is empty, not a Universal VTT map")
     try:
-        data = msgspec.json.decode(raw)
+        # Each field stays a view of ``raw`` until it has been counted (the nesting is
+        # checked here, for the whole file).
+        parts = msgspec.json.decode(raw, type=dict[str, msgspec.Raw])
+    except msgspec.ValidationError:
+        raise InputError("not a Universal VTT map: the JSON is not an object") from None
     except msgspec.DecodeError:
         raise InputError("not JSON, so not a Universal VTT map (.dd2vtt, .uvtt, .df2vtt)") \
             from None
     except RecursionError:
         raise InputError("the JSON is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise InputError("not a Universal VTT map: the JSON is not an object")
-    fmt = data.get("format", 0.3)
+    fmt = _any(parts, "format", 0.3)
     if isinstance(fmt, bool) or not isinstance(fmt, int | float) or \
             not any(abs(fmt - f) < 1e-9 for f in FORMATS):
         raise InputError(f"format: {fmt!r} is not a Universal VTT version tacmap reads "
                          f"(0.2, 0.3 or 1.0)")
-    origin, size, ppg = _resolution(data.get("resolution"))
+    origin, size, ppg = _resolution(_any(parts, "resolution", None))
     width, height = math.ceil(size[0] - 1e-6), math.ceil(size[1] - 1e-6)
     notes: list[str] = []
-    segments: list[Segment] = []
-    budget = [MAX_POINTS]
-    for key in ("line_of_sight", "objects_line_of_sight"):
-        for i, line in enumerate(_list(data, key)):
-            points = _points(line, f"{key}[{i}]", origin, budget)
-            if len(points) < 2:
-                raise InputError(f"{key}[{i}]: a wall needs at least two points, this one "
-                                 f"has {len(points)}")
-            segments.extend(pairwise(points))
-    doors = [_portal(p, f"portals[{i}]", origin) for i, p in enumerate(_list(data, "portals"))]
-    door_keys = {_key(a, b) for a, b, _ in doors}
-    clipped = 0
-    kept: list[Segment] = []
-    for a, b in segments:
+    segments: list[tuple[Segment, int]] = []
+    clipped_lines: set[int] = set()
+    for n, (where, line) in enumerate(_lines(parts)):
+        points = _points(line, where, origin)
+        if len(points) < 2:
+            raise InputError(f"{where}: a wall needs at least two points, this one "
+                             f"has {len(points)}")
+        for a, b in pairwise(points):
+            cut = _clip(a, b, width, height)
+            if cut != (a, b):
+                clipped_lines.add(n)
+            if cut is not None:
+                segments.append((cut, n))
+    clipped = len(clipped_lines)
+    doors: dict[Segment, tuple[Segment, bool]] = {}
+    for i, portal in enumerate(_portals(parts)):
+        a, b, closed = _portal(portal, f"portals[{i}]", origin)
         cut = _clip(a, b, width, height)
         if cut != (a, b):
             clipped += 1
-        if cut is not None and _key(*cut) not in door_keys:
-            kept.append(cut)
+        if cut is not None:
+            doors.setdefault(_key(*cut), (cut, closed))
+    kept, at_doors = cut_at_doors(segments, list(doors))
     walls = [Wall(line) for line in join(kept)]
-    seen: set[Segment] = set()
-    for a, b, closed in doors:
-        cut = _clip(a, b, width, height)
-        if cut != (a, b):
-            clipped += 1
-        if cut is None or _key(*cut) in seen:
-            continue
-        seen.add(_key(*cut))
-        walls.append(Wall(cut, kind="door", open=not closed))
+    walls.extend(Wall(cut, kind="door", open=not closed) for cut, closed in doors.values())
     if clipped:
         notes.append(f"{clipped} wall{' was' if clipped == 1 else 's were'} partly or wholly "
                      f"outside the {width}×{height} map and clipped to its edge")
+    if at_doors:
+        notes.append(f"{at_doors} wall{' ran' if at_doors == 1 else 's ran'} across a door "
+                     f"and {'was' if at_doors == 1 else 'were'} cut at it")
     if len(walls) > MAX_WALLS:
         raise InputError(f"line_of_sight: {len(walls):,} walls and doors after joining, more "
                          f"than the {MAX_WALLS:,} a map may hold")
     out = Imported(width, height, tuple(walls), 1.0 / ppg, notes=notes)
-    _image(data.get("image"), out, size, ppg)
+    _image(_text(parts, "image"), out, size, ppg)
     out.extras = {"source": "uvtt", "format": fmt,
-                  "lights": records.freeze(data.get("lights", []), "lights"),
-                  "environment": records.freeze(data.get("environment", {}), "environment")}
+                  "lights": records.freeze(_any(parts, "lights", []), "lights"),
+                  "environment": records.freeze(_any(parts, "environment", {}),
+                                                "environment")}
     return out
+
+
+def _count(part: msgspec.Raw, chars: bytes) -> int:
+    """How many of ``chars`` the field's text holds, read in pieces (no copy of it whole)."""
+    view = memoryview(part)
+    step = 1 << 16
+    total = 0
+    for start in range(0, len(view), step):
+        piece = bytes(view[start:start + step])
+        total += sum(piece.count(c) for c in chars)
+    return total
+
+
+def _any(parts: dict[str, msgspec.Raw], key: str, default: Any) -> Any:
+    """A field decoded as plain JSON, after its items are counted against the limit of any
+    free-form value."""
+    part = parts.get(key)
+    if part is None:
+        return default
+    # Every item of a list or table is followed by a comma or closes one, so these bound
+    # the items from above (a comma or bracket inside text only counts one too many).
+    if _count(part, b"[{,") > records.MAX_ITEMS:
+        raise InputError(f"{key}: the value is too big (more than {records.MAX_ITEMS:,} "
+                         "items, nested lists and tables counted together)")
+    return msgspec.json.decode(part)
+
+
+def _text(parts: dict[str, msgspec.Raw], key: str) -> object:
+    """A field that must be text (or null), decoded only if it is: anything else is
+    returned undecoded, for the caller's sentence naming the field."""
+    part = parts.get(key)
+    if part is None:
+        return None
+    try:
+        return msgspec.json.decode(part, type=str | None)
+    except msgspec.ValidationError:
+        return part
+
+
+def _lines(parts: dict[str, msgspec.Raw]) -> Iterable[tuple[str, object]]:
+    """Each wall polyline as drawn, with where it is in the file; the points are counted
+    (each is one JSON object) before any is decoded."""
+    keys = ("line_of_sight", "objects_line_of_sight")
+    if sum(_count(parts[k], b"{") for k in keys if k in parts) > MAX_POINTS:
+        raise InputError(f"line_of_sight: more than {MAX_POINTS:,} wall points, more than "
+                         f"the {MAX_WALLS:,} walls a map may hold")
+    for key in keys:
+        for i, line in enumerate(_decoded(parts, key, list[list[_Point]])):
+            yield f"{key}[{i}]", line
+
+
+def _portals(parts: dict[str, msgspec.Raw]) -> list[Any]:
+    """The portals, counted (a door and each of its points is one JSON object) before
+    decoding."""
+    if "portals" in parts and _count(parts["portals"], b"{") > MAX_POINTS:
+        raise InputError(f"portals: more than {MAX_POINTS:,} doors and points, more than "
+                         f"the {MAX_WALLS:,} walls and doors a map may hold")
+    return _decoded(parts, "portals", list[_Portal])
+
+
+def _decoded(parts: dict[str, msgspec.Raw], key: str, kind: Any) -> list[Any]:
+    """A counted list: as small structs when every entry fits ``kind``, else as plain JSON,
+    whose entries are then checked one by one for the sentence naming the bad one."""
+    part = parts.get(key)
+    if part is None:
+        return []
+    try:
+        value: Any = msgspec.json.decode(part, type=kind)
+    except msgspec.ValidationError:
+        value = msgspec.json.decode(part)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{key}: must be a list")
+    return value
 
 
 def _resolution(value: object) -> tuple[Point, Point, float]:
@@ -195,9 +297,12 @@ def _resolution(value: object) -> tuple[Point, Point, float]:
 
 
 def _xy(value: object, where: str) -> Point:
-    if not isinstance(value, dict) or "x" not in value or "y" not in value:
+    if isinstance(value, _Point):
+        x, y = value.x, value.y
+    elif not isinstance(value, dict) or "x" not in value or "y" not in value:
         raise InputError(f"{where}: missing or not a point {{\"x\": …, \"y\": …}}")
-    x, y = value["x"], value["y"]
+    else:
+        x, y = value["x"], value["y"]
     for v in (x, y):
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) \
                 or abs(v) > 1_000_000:
@@ -205,22 +310,9 @@ def _xy(value: object, where: str) -> Point:
     return float(x), float(y)
 
 
-def _list(data: dict[str, Any], key: str) -> list[Any]:
-    value = data.get(key, [])
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f"{key}: must be a list")
-    return value
-
-
-def _points(line: object, where: str, origin: Point, budget: list[int]) -> list[Point]:
+def _points(line: object, where: str, origin: Point) -> list[Point]:
     if not isinstance(line, list):
         raise InputError(f"{where}: a wall must be a list of points")
-    budget[0] -= len(line)
-    if budget[0] < 0:
-        raise InputError(f"line_of_sight: more than {MAX_POINTS:,} wall points, more than "
-                         f"the {MAX_WALLS:,} walls a map may hold")
     out: list[Point] = []
     for j, p in enumerate(line):
         x, y = _xy(p, f"{where}[{j}]")
@@ -231,16 +323,20 @@ def _points(line: object, where: str, origin: Point, budget: list[int]) -> list[
 
 
 def _portal(value: object, where: str, origin: Point) -> tuple[Point, Point, bool]:
-    if not isinstance(value, dict):
+    if isinstance(value, _Portal):
+        bounds: object = value.bounds
+        closed = value.closed
+    elif isinstance(value, dict):
+        bounds, closed = value.get("bounds"), bool(value.get("closed", True))
+    else:
         raise InputError(f"{where}: a portal must be an object")
-    bounds = value.get("bounds")
     if not isinstance(bounds, list) or len(bounds) != 2:
         raise InputError(f"{where}.bounds: a door needs its two ends")
-    ends = _points(bounds, f"{where}.bounds", origin, [2])
+    ends = _points(bounds, f"{where}.bounds", origin)
     if len(ends) < 2:
         raise InputError(f"{where}.bounds: a door needs two different ends, this one's "
                          "are the same point")
-    return ends[0], ends[1], bool(value.get("closed", True))
+    return ends[0], ends[1], closed
 
 
 def _key(a: Point, b: Point) -> Segment:
@@ -273,6 +369,84 @@ def _clip(a: Point, b: Point, width: float, height: float) -> Segment | None:
 
 def _snap(x: float, y: float) -> Point:
     return round(x * SNAP) / SNAP, round(y * SNAP) / SNAP
+
+
+def cut_at_doors(segments: Sequence[tuple[Segment, int]],
+                 doors: Sequence[Segment]) -> tuple[list[Segment], int]:
+    """The wall segments with every span a door lies along taken out, and how many of the
+    walls as drawn (numbered by the second item) were cut.
+
+    Map makers often cut a shared wall at its door in one room's outline only: the
+    other room's wall would stay over the door and keep it shut when opened. A door
+    cuts a segment when both its ends lie within ``DOOR_TOLERANCE`` of the segment's
+    line and it covers more than that of the segment; the pieces left end on the
+    door's own ends, so wall and door still meet.
+    """
+    if not doors:
+        return [segment for segment, _ in segments], 0
+    size = 4.0  # cells a side of the buckets doors are looked up in
+    near: dict[tuple[int, int], list[int]] = defaultdict(list)
+    wide: list[int] = []  # doors over too many buckets: checked against every segment
+
+    def buckets(a: Point, b: Point) -> list[tuple[int, int]] | None:
+        (ax, ay), (bx, by) = a, b
+        i0 = math.floor(((ax if ax < bx else bx) - DOOR_TOLERANCE) / size)
+        i1 = math.floor(((bx if ax < bx else ax) + DOOR_TOLERANCE) / size)
+        j0 = math.floor(((ay if ay < by else by) - DOOR_TOLERANCE) / size)
+        j1 = math.floor(((by if ay < by else ay) + DOOR_TOLERANCE) / size)
+        if (i1 - i0 + 1) * (j1 - j0 + 1) > 64:
+            return None
+        return [(i, j) for i in range(i0, i1 + 1) for j in range(j0, j1 + 1)]
+
+    for n, door in enumerate(doors):
+        cells = buckets(*door)
+        if cells is None:
+            wide.append(n)
+        for cell in cells or ():
+            near[cell].append(n)
+    out: list[Segment] = []
+    cut: set[int] = set()
+    for segment, line in segments:
+        cells = buckets(*segment)
+        if cells is None:
+            found: Iterable[int] = range(len(doors))
+        else:
+            found = {n for c in cells if c in near for n in near[c]}
+            if not found and not wide:
+                out.append(segment)
+                continue
+            found = sorted(found.union(wide))
+        pieces = [segment]
+        for n in found:
+            pieces = [p for piece in pieces for p in _without(piece, doors[n])]
+            if not pieces:
+                break
+        if pieces != [segment]:
+            cut.add(line)
+        out.extend(pieces)
+    return out, len(cut)
+
+
+def _without(segment: Segment, door: Segment) -> list[Segment]:
+    """``segment`` less the span ``door`` lies along (itself whole when the door is not
+    along it)."""
+    a, b = segment
+    length = math.dist(a, b)
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    ends = []
+    for p in door:
+        if abs((p[0] - a[0]) * uy - (p[1] - a[1]) * ux) > DOOR_TOLERANCE:
+            return [segment]
+        ends.append(((p[0] - a[0]) * ux + (p[1] - a[1]) * uy, p))
+    (t0, p0), (t1, p1) = sorted(ends)
+    if min(t1, length) - max(t0, 0.0) <= DOOR_TOLERANCE:
+        return [segment]  # beside the door's span, or touching it at one end
+    pieces = []
+    if t0 > DOOR_TOLERANCE:
+        pieces.append((a, p0))
+    if t1 < length - DOOR_TOLERANCE:
+        pieces.append((p1, b))
+    return pieces
 
 
 def join(segments: Iterable[Segment]) -> list[tuple[Point, ...]]:
@@ -321,15 +495,16 @@ def _image(value: object, out: Imported, size: Point, ppg: float) -> None:
     if not isinstance(value, str):
         raise InputError("image: must be base64 text of a PNG or WebP image")
     text = value.partition(",")[2] if value.startswith("data:") else value
-    try:
-        data = base64.b64decode("".join(text.split()), validate=True)
-    except (binascii.Error, ValueError):
-        raise InputError("image: not base64 text, so the map image cannot be read") from None
-    kind = image_type(data)
+    if any(c in text for c in " \t\r\n"):  # copied only when it is broken into lines
+        text = "".join(text.split())
+    # The header is in the first 48 bytes: an image over the limit is refused before the
+    # whole of it is decoded.
+    head = _base64(text[:64])
+    kind = image_type(head)
     if kind is None:
-        raise InputError(f"image: the map image is {_what(data)}; a Universal VTT image must "
+        raise InputError(f"image: the map image is {_what(head)}; a Universal VTT image must "
                          "be PNG or WebP")
-    dims = image_size(data, kind)
+    dims = image_size(head, kind)
     if dims is None:
         raise InputError(f"image: the {kind.upper()} image's header is broken")
     w, h = dims
@@ -341,7 +516,14 @@ def _image(value: object, out: Imported, size: Point, ppg: float) -> None:
         out.notes.append(f"the image is {w}×{h} pixels where {size[0]:g}×{size[1]:g} cells "
                          f"of {ppg:g} pixels make {want[0]}×{want[1]}: it is laid at "
                          f"{ppg:g} pixels a cell from the map's corner")
-    out.image, out.image_type, out.image_size = data, kind, dims
+    out.image, out.image_type, out.image_size = _base64(text), kind, dims
+
+
+def _base64(text: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("image: not base64 text, so the map image cannot be read") from None
 
 
 def image_type(data: bytes) -> str | None:
