@@ -571,8 +571,9 @@ def content_hash(folder: Path) -> str:
     """SHA-256 over every file in a ruleset folder (names and bytes), symlinks followed.
 
     A trusted folder whose code or data changes is asked about again. Bytecode
-    (``__pycache__``, ``.pyc``) is left out because a user's ruleset never runs
-    it: ``_SourceOnly`` compiles each module from the ``.py`` file hashed here.
+    (``.pyc``, ``.pyo``) is left out because a user's ruleset never runs it:
+    ``_SourceOnly`` compiles each module from the ``.py`` file hashed here. A ``.py``
+    file inside ``__pycache__`` is hashed like any other: it can be imported.
     """
     digest = hashlib.sha256()
     for path in _files(folder):
@@ -596,7 +597,7 @@ def _files(folder: Path) -> list[Path]:
             dirs[:] = []
             continue
         seen.add(real)
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs[:] = sorted(dirs)
         found += [Path(top, f) for f in files if not f.endswith((".pyc", ".pyo"))
                   and os.path.isfile(os.path.join(top, f))]
     return sorted(found)
