@@ -20,7 +20,7 @@ from tacmap.engine.model.records import LIMIT
 from tacmap.engine.model.state import DIAGONAL_RULES
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import DiceSource, FixedDice, fresh_seed
-from tacmap.engine.rules.ruleset import ENV_VAR, TRUST_WARNING, Registry
+from tacmap.engine.rules.ruleset import ENV_VAR, TRUST_WARNING, Manifest, Registry
 from tacmap.engine.space import grid
 
 
@@ -47,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also load rulesets from DIR (repeatable); a ruleset is code")
     p.add_argument("--trust-rulesets", action="store_true",
                    help="run those folders' code without asking (for scripts); the window "
-                        "otherwise asks once per folder and content, the other commands "
-                        "print a warning and run it")
+                        "and 'ruleset check' otherwise ask once per folder and content, the "
+                        "other commands print a warning and run it")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     sub.add_parser("rulesets", help="list the rulesets: id, name, version")
@@ -262,11 +262,30 @@ def _warn(warnings: list[str]) -> None:
     warnings.clear()
 
 
+def _terminal_trust(manifest: Manifest) -> bool:
+    """Whether a user's ruleset folder may run: the window's remembered answer for this folder
+    and content, else the GM's answer at the terminal (remembered too); a script is refused."""
+    from tacmap.ui.trust import window_trust
+
+    def ask(question: str) -> bool:
+        if sys.stdin is None or not sys.stdin.isatty():
+            raise InputError(f"{manifest.folder} is a ruleset folder you have not trusted, and "
+                             "checking it runs its Python with your permissions: answer yes "
+                             "at a terminal, or add --trust-rulesets")
+        print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
+        if not answer:  # end of input: no answer, so none is remembered
+            raise InputError(f"{manifest.folder}: no answer, so its Python was not run")
+        return answer.strip().lower() in ("y", "yes")
+
+    return window_trust(ask)(manifest)
+
+
 def _run(args: argparse.Namespace, warnings: list[str]) -> int:
     if args.command in ("ruleset", "schema"):
         from tacmap.kit import commands as kit
 
-        return kit.run(args, warnings.append)
+        return kit.run(args, warnings.append, None if args.trust_rulesets else _terminal_trust)
     registry = Registry(args.rulesets_dir, warn=warnings.append)
     if args.command in (None, "open"):
         from tacmap.ui.app import run
