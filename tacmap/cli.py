@@ -257,7 +257,7 @@ def one_line(message: str) -> str:
 
 
 def _warn(warnings: list[str]) -> None:
-    for message in warnings:
+    for message in dict.fromkeys(warnings):  # each registry a command makes says it again
         print(f"warning: {message}", file=sys.stderr)
     warnings.clear()
 
@@ -290,8 +290,9 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
     if args.command in (None, "open"):
         from tacmap.ui.app import run
 
-        # The window runs until it is closed: the warning comes first, as it always did.
+        # The window runs until it is closed: the warnings come first, as they always did.
         registry.warn = lambda message: _warn([message])
+        _warn(warnings)
 
         if not args.trust_rulesets:
             from tacmap.ui.ask import ask_dialog

@@ -502,10 +502,13 @@ def builtin_folders() -> list[Path]:
 
 def user_folders(extra: Iterable[str | Path] = ()) -> list[Path]:
     """Folders the user named, by option or in TACMAP_RULESETS (os.pathsep-separated)."""
-    named = [Path(p) for p in extra]
+    return [Path(p) for p in extra] + env_folders()
+
+
+def env_folders() -> list[Path]:
+    """The folders in TACMAP_RULESETS (os.pathsep-separated)."""
     env = os.environ.get(ENV_VAR, "")
-    named += [Path(p) for p in env.split(os.pathsep) if p.strip()]
-    return named
+    return [Path(p) for p in env.split(os.pathsep) if p.strip()]
 
 
 class Registry:
@@ -515,6 +518,10 @@ class Registry:
                  warn: Callable[[str], None] | None = None,
                  trust: Callable[[Manifest], bool] | None = None) -> None:
         self.manifests: dict[str, Manifest] = {}
+        #: Why each ruleset of TACMAP_RULESETS that does not load was skipped, one sentence
+        #: each: the variable is set once for every command and the window, so a broken
+        #: folder in it stops none of them (a command that needs its ruleset says why).
+        self.skipped: list[str] = []
         #: Asked before a user's ruleset folder runs its rules.py (None: run it, with the
         #: warning). The window asks the GM once per folder and content hash.
         self.trust = trust
@@ -523,20 +530,34 @@ class Registry:
         self.warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
         for root in builtin_folders():
             self._scan(root, builtin=True)
-        for root in user_folders(extra):
+        # A folder named for this command is refused when broken: it was asked for.
+        for root in [Path(p) for p in extra]:
             if not root.is_dir():
                 raise InputError(f"ruleset folder {root} does not exist")
             self._scan(root, builtin=False)
+        for root in env_folders():
+            if not root.is_dir():
+                self.skipped.append(f"ruleset folder {root} does not exist")
+                continue
+            self._scan(root, builtin=False, lenient=True)
+        for why in self.skipped:
+            self.warn(f"{why} (in {ENV_VAR}; skipped)")
 
-    def _scan(self, root: Path, builtin: bool) -> None:
+    def _scan(self, root: Path, builtin: bool, lenient: bool = False) -> None:
         # A folder may be one ruleset or hold several.
         tomls = [root / "ruleset.toml"] if (root / "ruleset.toml").is_file() \
             else sorted(root.glob("*/ruleset.toml"))
         for path in tomls:
-            manifest = read_manifest(path, builtin)
-            if manifest.id in self.manifests and not builtin:
-                raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
-                                 f"{self.manifests[manifest.id].folder}")
+            try:
+                manifest = read_manifest(path, builtin)
+                if manifest.id in self.manifests and not builtin:
+                    raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
+                                     f"{self.manifests[manifest.id].folder}")
+            except InputError as err:
+                if not lenient:
+                    raise
+                self.skipped.append(str(err))
+                continue
             self.manifests.setdefault(manifest.id, manifest)
             register(manifest.id, self.manifests[manifest.id].units)
 
@@ -551,7 +572,8 @@ class Registry:
         manifest = self.manifests.get(ruleset_id)
         if manifest is None:
             known = ", ".join(self.ids()) or "none"
-            raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known})")
+            skipped = "".join(f"; skipped: {why}" for why in self.skipped)
+            raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known}{skipped})")
         if not manifest.builtin:
             self.warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
             if self.trust is not None and not self.trust(manifest):
