@@ -64,3 +64,24 @@ def test_a_folder_named_on_the_command_line_is_still_refused(
     gone, _ = _broken(tmp_path)
     assert main(["--rulesets-dir", str(gone), "rulesets"]) == 2
     assert capsys.readouterr().err.strip() == f"tacmap: ruleset folder {gone} does not exist"
+
+
+def test_a_rules_py_that_does_not_load_fails_only_its_encounters_in_one_sentence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fight = tmp_path / "fight.tacmap"
+    assert main(["--rulesets-dir", str(TEST_RULESETS), "--trust-rulesets", "new",
+                 "--ruleset", "skirmish", str(fight), "--seed", "1"]) == 0
+    copy = tmp_path / "mine" / "skirmish"
+    shutil.copytree(TEST_RULESETS / "skirmish", copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rules = copy / "rules.py"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\ndef broken(:\n", encoding="utf-8")
+    monkeypatch.setenv(ENV_VAR, str(copy.parent))
+    capsys.readouterr()
+    assert main(["check", str(DEMO)]) == 0  # a built-in encounter: untouched
+    assert main(["check", str(fight)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"tacmap: {fight}: ruleset 'skirmish' from {copy} does not load "
+                          "(SyntaxError: invalid syntax, rules.py line ")
+

@@ -580,9 +580,25 @@ class Registry:
                 raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not "
                                  "trusted, so its rules.py was not run (Help ▸ Rulesets You "
                                  "Added forgets that answer, and the window asks again)")
-        ruleset = _load_rules(manifest)
+        try:
+            ruleset = _load_rules(manifest)
+        except InputError:
+            raise
+        except Exception as err:
+            if manifest.builtin:
+                raise  # a bug in tacmap: exit 1, with the details on request
+            # A user's folder that does not load fails what needs it, in one sentence.
+            raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} does not load "
+                             f"({_failure(err)})") from None
         self._loaded[ruleset_id] = ruleset
         return ruleset
+
+
+def _failure(err: Exception) -> str:
+    """A user ruleset's error as it loads, for a sentence: a syntax error names its line."""
+    if isinstance(err, SyntaxError):
+        return f"SyntaxError: {err.msg}, {Path(err.filename or '?').name} line {err.lineno}"
+    return f"{type(err).__name__}: {err}"
 
 
 #: What a ruleset id (and its folder's name) may be: it becomes part of a module name.
