@@ -18,9 +18,10 @@ from tacmap.engine.model.commands import Command, describe
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.records import LIMIT
 from tacmap.engine.model.state import DIAGONAL_RULES
+from tacmap.engine.model.words import plural
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import DiceSource, FixedDice, fresh_seed
-from tacmap.engine.rules.ruleset import ENV_VAR, TRUST_WARNING, Registry
+from tacmap.engine.rules.ruleset import ENV_VAR, TRUST_WARNING, Manifest, Registry
 from tacmap.engine.space import grid
 
 
@@ -47,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also load rulesets from DIR (repeatable); a ruleset is code")
     p.add_argument("--trust-rulesets", action="store_true",
                    help="run those folders' code without asking (for scripts); the window "
-                        "otherwise asks once per folder and content, the other commands "
-                        "print a warning and run it")
+                        "and 'ruleset check' otherwise ask once per folder and content, the "
+                        "other commands print a warning and run it")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     sub.add_parser("rulesets", help="list the rulesets: id, name, version")
@@ -171,11 +172,36 @@ def _window_only(argv: list[str]) -> argparse.Namespace | None:
                               file=argv[0])
 
 
-def _with_open(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
-    """``tacmap FILE`` means ``tacmap open FILE``; any other first word is a command."""
+def _command_at(argv: list[str]) -> int:
+    """Where the command word is in ``argv`` (past the options before it)."""
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] == "--rulesets-dir" else 1
+    return i
+
+
+#: ``tacmap roll``'s options, and those that take a value.
+_ROLL_OPTIONS = ("-h", "--help", "--target", "--seed")
+_ROLL_VALUED = ("--target", "--seed")
+
+
+def _negative_roll(argv: list[str]) -> list[str]:
+    """``tacmap roll -1d6``: argparse takes ``-1d6`` for an option, and would say ROLL is
+    missing; the roll moves after ``--``, where a word is never an option."""
+    i = _command_at(argv)
+    if i >= len(argv) or argv[i] != "roll" or "--" in argv:
+        return argv
+    words = argv[i + 1:]
+    for k, word in enumerate(words):
+        valued = k > 0 and words[k - 1] in _ROLL_VALUED
+        if word.startswith("-") and not valued and word.split("=")[0] not in _ROLL_OPTIONS:
+            return [*argv[:i + 1], *words[:k], *words[k + 1:], "--", word]
+    return argv
+
+
+def _with_open(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``tacmap FILE`` means ``tacmap open FILE``; any other first word is a command."""
+    i = _command_at(argv)
     if i < len(argv) and argv[i] not in cli_help.subcommands(parser):
         if not cli_help.looks_like_file(argv[i]):
             raise UsageError(cli_help.unknown_command(argv[i], parser))
@@ -193,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _window_only(words)
         if args is None:
             parser = build_parser()
-            args, extra = parser.parse_known_args(_with_open(words, parser))
+            args, extra = parser.parse_known_args(_negative_roll(_with_open(words, parser)))
             if extra:
                 raise UsageError(f"unrecognized arguments: {' '.join(extra)}",
                                  f"tacmap {args.command}" if args.command else "tacmap")
@@ -257,22 +283,42 @@ def one_line(message: str) -> str:
 
 
 def _warn(warnings: list[str]) -> None:
-    for message in warnings:
+    for message in dict.fromkeys(warnings):  # each registry a command makes says it again
         print(f"warning: {message}", file=sys.stderr)
     warnings.clear()
+
+
+def _terminal_trust(manifest: Manifest) -> bool:
+    """Whether a user's ruleset folder may run: the window's remembered answer for this folder
+    and content, else the GM's answer at the terminal (remembered too); a script is refused."""
+    from tacmap.ui.trust import window_trust
+
+    def ask(question: str) -> bool:
+        if sys.stdin is None or not sys.stdin.isatty():
+            raise InputError(f"{manifest.folder} is a ruleset folder you have not trusted, and "
+                             "checking it runs its Python with your permissions: answer yes "
+                             "at a terminal, or add --trust-rulesets")
+        print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
+        if not answer:  # end of input: no answer, so none is remembered
+            raise InputError(f"{manifest.folder}: no answer, so its Python was not run")
+        return answer.strip().lower() in ("y", "yes")
+
+    return window_trust(ask)(manifest)
 
 
 def _run(args: argparse.Namespace, warnings: list[str]) -> int:
     if args.command in ("ruleset", "schema"):
         from tacmap.kit import commands as kit
 
-        return kit.run(args, warnings.append)
+        return kit.run(args, warnings.append, None if args.trust_rulesets else _terminal_trust)
     registry = Registry(args.rulesets_dir, warn=warnings.append)
     if args.command in (None, "open"):
         from tacmap.ui.app import run
 
-        # The window runs until it is closed: the warning comes first, as it always did.
+        # The window runs until it is closed: the warnings come first, as they always did.
         registry.warn = lambda message: _warn([message])
+        _warn(warnings)
 
         if not args.trust_rulesets:
             from tacmap.ui.ask import ask_dialog
@@ -324,8 +370,8 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
         size = registry.manifests[s.ruleset].units.size(s.map.width, s.map.height) \
             if s.ruleset in registry.manifests else f"{s.map.width}×{s.map.height} m"
         print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {size}, "
-              f"{len(s.tokens)} tokens, {len(s.map.walls)} walls, "
-              f"{len(loaded.log)} log entries")
+              f"{plural(len(s.tokens), 'token')}, {plural(len(s.map.walls), 'wall')}, "
+              f"{plural(len(loaded.log), 'log entry', 'log entries')}")
         return 0
     if args.command == "measure":
         ruleset = registry.get(args.ruleset)
@@ -480,8 +526,10 @@ def _play_through(referee: Referee, commands: list[tuple[int, Command]],
             events = referee.execute(cmd, dice)
         except RuleError as err:
             out.flush()
-            raise InputError(f"{args.script} line {n}: {describe(cmd)}: {err} "
-                             "(stopped here; nothing was saved)") from None
+            # The reason first: a long command (a path of hundreds of cells) is cut at
+            # MAX_MESSAGE, and the reason must survive the cut.
+            raise InputError(f"{args.script} line {n}: {err} (stopped here; nothing was "
+                             f"saved) — {describe(cmd)}") from None
         if args.json:
             for ev in events:
                 # One event a line, spaced after ":" and "," as the first tacmap printed it.

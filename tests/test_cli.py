@@ -194,7 +194,9 @@ def test_an_illegal_command_stops_the_script_and_saves_nothing(
                          str(out_file))
     assert code == 2
     assert "» end_turn" in out  # the events before it were reported
-    assert f"{script} line 6: attack actor=ana target=grul: it is not Ana's turn" in err
+    assert f"{script} line 6: it is not Ana's turn" in err
+    assert err.rstrip().endswith("(stopped here; nothing was saved) — attack actor=ana "
+                                 "target=grul")
     # A refusal is one line: the trust warning is for commands that ran (issue 23).
     assert [line.split(":")[0] for line in err.strip().splitlines()] == ["tacmap"]
     assert not out_file.exists() and path.read_bytes() == before
@@ -313,3 +315,54 @@ def test_a_script_on_standard_input_is_read_up_to_the_same_limit(
     assert main(["play", str(demo), "--script", "-"]) == 2
     assert capsys.readouterr().err == ("tacmap: standard input: the script is more than 10,000 "
                                        "bytes, more than a script can be\n")
+
+
+# --- issue 33 item 19: messages ---------------------------------------------------------
+
+DEMO_FILE = Path(__file__).resolve().parents[1] / "resources" / "demo.tacmap"
+
+
+def test_a_long_refused_command_gives_its_reason_before_the_cut(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Nobody is on the map, and the path is long: the reason must still be read.
+    path = [[x, 1] for x in range(1, 30)] * 8
+    script = tmp_path / "long.jsonl"
+    script.write_text(json.dumps({"type": "move", "actor": "nobody", "path": path}) + "\n")
+    assert main(["play", str(DEMO_FILE), "--script", str(script)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and len(err) <= 520
+    assert err.startswith(f"tacmap: {script} line 1: ")
+    reason = err.removeprefix(f"tacmap: {script} line 1: ")
+    assert "stopped here; nothing was saved" in reason
+    assert "nobody" in reason[:reason.index("stopped here")]  # the refusal's own words
+    assert reason.index("stopped here") < reason.index("move actor=nobody")
+
+
+def test_a_negative_roll_is_a_roll_not_a_missing_argument(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["roll", "-1d6", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.startswith("-d6: average -3.50, from -6 to -1")
+    assert main(["roll", "--target", "-3", "-1d6", "--seed", "3"]) == 0  # still a target
+    assert capsys.readouterr().out.splitlines()[-1] == "- d6 [4] = -4 — short of -3"
+
+
+def test_text_where_a_number_belongs_is_told_apart_from_a_number(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "hp.jsonl"
+    script.write_text('{"type": "set_hp", "token": "aldric", "hp": "4"}\n')
+    assert main(["play", str(DEMO_FILE), "--script", str(script)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"tacmap: {script} line 1: hp: expected a whole number, got '4' (text in quotes: write "
+        "numbers without them)")
+
+
+def test_check_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "one.tacmap"
+    assert main(["new", "--ruleset", "action_pool", str(path), "--seed", "1"]) == 0
+    data = json.loads(path.read_text())
+    data["encounter"]["tokens"] = [{"type": "token", "id": "solo", "name": "Solo",
+                                    "side": "heroes", "x": 1, "y": 1}]
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 0
+    assert "1 token, 0 walls, 0 log entries" in capsys.readouterr().out

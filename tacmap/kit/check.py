@@ -31,6 +31,7 @@ from tacmap.engine.play.autoplay import contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
     API_VERSION,
+    Manifest,
     Registry,
     Ruleset,
     RulesetData,
@@ -85,6 +86,20 @@ def ast_problems(path: Path, door: bool = True) -> list[str]:
             found.append(f"{path.name} line {node.lineno} reads manifest.data: read "
                          "manifest.tables(Data) instead")
     return found
+
+
+def user_manifest(folder: Path) -> Manifest | None:
+    """The manifest of ``folder`` when it is a user's ruleset folder (its code runs only when
+    trusted); None for a built-in's own folder, or one whose ruleset.toml does not read
+    (the shape check says why, and nothing of it runs)."""
+    try:
+        manifest = read_manifest(folder / "ruleset.toml", builtin=False)
+    except InputError:
+        return None
+    known = Registry(warn=lambda message: None).manifests.get(manifest.id)
+    if known is not None and known.folder.resolve() == folder.resolve():
+        return None
+    return manifest
 
 
 def load(folder: Path, warn: Callable[[str], None]) -> tuple[Registry, Ruleset]:

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tacmap.engine.model.errors import InputError
+from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest
 from tacmap.kit import check, scaffold, schema
 
 
@@ -21,7 +23,11 @@ def add_parsers(sub: Any) -> None:
         "check", help="shape, scenarios and the every-action contract of a ruleset folder",
         description="Check a ruleset folder: its shape and ruleset.toml, every scenario "
                     "file, and the every-action contract played headless on its demo. "
-                    "One line per part; exit 0 when all pass, 2 otherwise.")
+                    "One line per part; exit 0 when all pass, 2 otherwise. Checking a "
+                    "folder runs its Python with your permissions: unless DIR is a built-in "
+                    "or was trusted before, it asks first at a terminal (and remembers the "
+                    "answer, as the window does), and a script needs --trust-rulesets "
+                    "before the command (tacmap --trust-rulesets ruleset check DIR).")
     checker.add_argument("folder", metavar="DIR", type=Path)
     checker.add_argument("--demo", type=Path, default=None, metavar="FILE",
                          help="the encounter to play (default: a .tacmap in DIR)")
@@ -42,8 +48,12 @@ def add_parsers(sub: Any) -> None:
                          help="also name the commands and events of this ruleset")
 
 
-def run(args: argparse.Namespace, registry_warn: Callable[[str], None]) -> int:
-    """Run ``ruleset check``, ``ruleset new`` or ``schema``; the exit code."""
+def run(args: argparse.Namespace, registry_warn: Callable[[str], None],
+        trust: Callable[[Manifest], bool] | None = None) -> int:
+    """Run ``ruleset check``, ``ruleset new`` or ``schema``; the exit code.
+
+    ``trust`` is asked before ``ruleset check`` runs a user's folder (None: run it).
+    """
     if args.command == "schema":
         print(schema.text(args.ruleset, args.rulesets_dir))
         return 0
@@ -53,5 +63,19 @@ def run(args: argparse.Namespace, registry_warn: Callable[[str], None]) -> int:
         return 0
     if not 1 <= args.rounds <= 1000 or not 1 <= args.seeds <= 1000:
         raise InputError("--rounds and --seeds must be 1 to 1000")
+    manifest = check.user_manifest(args.folder)
+    if manifest is not None:
+        if trust is not None and not trust(manifest):
+            raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not trusted, "
+                             "so its Python was not run (add --trust-rulesets, or Help ▸ "
+                             "Rulesets You Added forgets that answer)")
+        # Said now, before the folder's code runs, not after the check as other commands do.
+        print(f"warning: loading ruleset {manifest.id!r} from {manifest.folder}: "
+              f"{TRUST_WARNING}", file=sys.stderr, flush=True)
+        registry_warn = _said_already
     return check.main(args.folder, args.demo, args.scenarios, args.rounds, args.seeds,
                       registry_warn)
+
+
+def _said_already(message: str) -> None:
+    """The trust warning, printed once before the check began."""

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.ruleset import ENV_VAR, Registry
 from tacmap.ui import applog
 from tacmap.ui.demos import demo_path
 from tacmap.ui.help import app_icon
 from tacmap.ui.plain import message_box
-from tacmap.ui.qt import QApplication, QMessageBox
+from tacmap.ui.qt import QApplication, QMessageBox, QWidget
 from tacmap.ui.session import Session, restore_untitled, untitled_autosaves
 from tacmap.ui.window import MainWindow
 
@@ -95,4 +95,18 @@ def run(registry: Registry, path: Path | None) -> int:
         raise
     window.place()
     window.show()
+    if registry.skipped and has_screen():
+        skipped_box(registry.skipped, window).open()
     return int(app.exec())
+
+
+def skipped_box(reasons: list[str], parent: QWidget | None = None) -> QMessageBox:
+    """The dialog naming the TACMAP_RULESETS folders that were skipped (built, not shown)."""
+    folders = "folder" if len(reasons) == 1 else "folders"
+    text = "\n".join([f"tacmap skipped {len(reasons)} ruleset {folders} named in {ENV_VAR}:",
+                      *(f"• {why}" for why in reasons),
+                      "Encounters of the other rulesets open as usual."])
+    box = message_box(QMessageBox.Icon.Warning, "Ruleset folders skipped", text,
+                      QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName("rulesets-skipped")
+    return box

@@ -21,7 +21,7 @@ from tacmap.ui.ask import ok_cancel
 from tacmap.ui.files import Files, file_name
 from tacmap.ui.host import Host
 from tacmap.ui.qt import QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QLineEdit
-from tacmap.ui.report import report_html
+from tacmap.ui.report import fits, report_html
 from tacmap.ui.session import Session
 
 REPORT_FILTER = "Web page (*.html);;All files (*)"
@@ -124,10 +124,14 @@ def export_report(host: Host, out: Path | None = None, gm: bool | None = None) -
         out, gm = picked
     ruleset = session.referee.ruleset
     try:
+        fits(session.referee.state, session.referee.log)
         text = report_html(session.referee.state, session.referee.log, ruleset,
                            session.image_folder, f"{datetime.date.today():%d %B %Y}".lstrip("0"),
                            gm)
         storage.write_atomic(out, text)
+    except InputError as err:
+        host.error(f"Could not write the fight report: {err}")
+        return False
     except OSError as err:
         host.error(f"Could not write {out}: {err.strerror or err}")
         return False

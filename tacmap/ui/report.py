@@ -39,10 +39,21 @@ def report_html(state: Encounter, log: list[Entry], ruleset: Ruleset, images: Pa
     return page(f, f"{ruleset.manifest.name} ({ruleset.id})", date, start, end)
 
 
+def fits(state: Encounter, log: list[Entry]) -> None:
+    """Refuse, in one sentence, a log that does not fit its map (an edited or damaged file):
+    the report replays it from its start, and a token it names that is not there, or fog
+    no command could make, would stop that half-way (opening a file does not check this)."""
+    storage.verify(storage.Loaded(state, log, ""))
+
+
 def report_file(registry: Registry, path: Path, out: Path, gm: bool = False) -> str:
     """``tacmap report FILE OUT.html``: write the report; the line to print."""
     loaded = storage.load(path, registry)
     state = loaded.state
+    try:
+        fits(state, loaded.log)
+    except InputError as err:
+        raise InputError(f"{path}: {err}; no report was written") from None
     try:
         when = datetime.date.fromtimestamp(path.stat().st_mtime)
     except OSError:

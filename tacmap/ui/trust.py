@@ -11,20 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest, content_hash
 from tacmap.ui import settings
-from tacmap.ui.plain import label
-from tacmap.ui.qt import (
-    QDialog,
-    QDialogButtonBox,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
-    Qt,
-    QVBoxLayout,
-    QWidget,
-)
+
+if TYPE_CHECKING:
+    from tacmap.ui.qt import QDialog, QWidget
 
 KEY = "trusted_rulesets"
 
@@ -67,6 +60,19 @@ def forget(folder: Path) -> None:
 
 def trust_dialog(parent: QWidget | None) -> QDialog:
     """Help ▸ Rulesets You Added: the folders trusted or refused, and Forget (built, not shown)."""
+    # Qt is imported here: `tacmap ruleset check` asks with window_trust on a terminal,
+    # on machines that may lack Qt's system libraries.
+    from tacmap.ui.plain import label
+    from tacmap.ui.qt import (
+        QDialog,
+        QDialogButtonBox,
+        QListWidget,
+        QListWidgetItem,
+        QPushButton,
+        Qt,
+        QVBoxLayout,
+    )
+
     dialog = QDialog(parent)
     dialog.setObjectName("trust-dialog")
     dialog.setWindowTitle("Rulesets you added")

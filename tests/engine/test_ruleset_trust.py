@@ -125,3 +125,22 @@ def test_a_refused_command_prints_only_its_error_not_the_trust_warning(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "loading ruleset" not in err  # the one line, no trust warning
     assert err.startswith("tacmap measure: measure needs at least two points — usage: ")
+
+
+def test_python_inside_pycache_is_part_of_the_hash(tmp_path: Path) -> None:
+    """Issue 33 item 10: a .py file under __pycache__ can be imported, so editing it is asked
+    about again."""
+    folder = _copy(tmp_path)
+    cache = folder / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    registry = Registry([folder.parent], warn=lambda msg: None, trust=lambda m: True)
+    package = sys.modules[type(registry.get("skirmish")).__module__].__package__
+    assert importlib.import_module(f"{package}.__pycache__.helper").X == 1  # importable …
+    before = content_hash(folder)
+    (cache / "helper.py").write_text("X = 2\n", encoding="utf-8")
+    assert content_hash(folder) != before  # … so trusted by its content
+    (cache / "helper.cpython-311.pyc").write_bytes(b"cache")
+    after = content_hash(folder)
+    (cache / "helper.cpython-311.pyc").write_bytes(b"other cache")
+    assert content_hash(folder) == after  # bytecode never runs: still left out

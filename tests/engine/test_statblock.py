@@ -66,7 +66,11 @@ def test_defaults_fill_every_field_and_are_fresh_each_time() -> None:
     ("dex", 25, "DEX must be a whole number from 0 to 20, not 25"),
     ("dex", 2.5, "DEX must be a whole number from 0 to 20, not 2.5"),
     ("dex", True, "DEX must be a whole number from 0 to 20, not yes"),
-    ("dex", "3", "DEX must be a whole number from 0 to 20, not '3'"),
+    ("dex", "3", "DEX must be a whole number from 0 to 20, not '3' (text in quotes: write "
+                 "numbers without them)"),
+    ("dex", None, "DEX must be a whole number from 0 to 20, not null"),
+    ("dex", {"a": [True, None]},
+     'DEX must be a whole number from 0 to 20, not {"a": [true, null]}'),
     ("speed", 0.25, "speed must be a number of at least 0.5, not 0.25"),
     ("speed", float("nan"), "speed must be a number of at least 0.5, not nan"),
     ("motto", 3, "Motto must be text, not 3"),

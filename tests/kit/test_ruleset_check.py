@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -16,8 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = sorted(p.parent.name for p in (ROOT / "rulesets").glob("*/ruleset.toml"))
 
 
-def check(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str) -> tuple[int, str]:
-    code = main(["ruleset", "check", str(folder), *extra])
+def check(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str,
+          trusted: bool = True) -> tuple[int, str]:
+    code = main([*(["--trust-rulesets"] if trusted else []), "ruleset", "check", str(folder),
+                 *extra])
     out, _ = capsys.readouterr()
     return code, re.sub(r" \(\d+\.\d s\)$", "", out, flags=re.M)  # timings vary
 
@@ -35,7 +38,7 @@ def made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def test_each_built_in_ruleset_passes_its_check(capsys: pytest.CaptureFixture[str],
                                                 ruleset_id: str) -> None:
     # In a checkout a built-in's scenarios are found in tests/scenarios/<id>.
-    code, out = check(capsys, ROOT / "rulesets" / ruleset_id)
+    code, out = check(capsys, ROOT / "rulesets" / ruleset_id, trusted=False)  # never asked
     lines = out.splitlines()
     assert [line.split(" — ")[0] for line in lines] == ["shape: ok", "scenarios: ok",
                                                          "contract: ok"], out
@@ -155,3 +158,64 @@ def test_an_engine_import_past_the_door_is_named(
     assert code == 2
     assert ("rules.py line 8 imports tacmap.engine.rules.odds: import from tacmap.api "
             "(the engine's own modules may move)") in out
+
+
+class _Terminal(io.StringIO):
+    """Standard input at a terminal, with the GM's answers typed in."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _planted(made: Path) -> Path:
+    """Make ``made``'s rules.py write what stderr held when it ran into a file; the file."""
+    mark = made.parent / "ran.txt"
+    rules = made / "rules.py"
+    rules.write_text(rules.read_text() + f"\nimport sys\nopen({str(mark)!r}, 'w').write("
+                     "getattr(sys.stderr, 'getvalue', lambda: '')())\n")
+    return mark
+
+
+def test_a_user_folder_is_not_run_by_check_until_trusted(
+        made: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    """Issue 33 item 9: no code of DIR runs before the GM said yes (or --trust-rulesets)."""
+    monkeypatch.setenv("TACMAP_HOME", str(tmp_path / "home"))
+    mark = _planted(made)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # a script: nobody to ask
+    code = main(["ruleset", "check", str(made)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and not mark.exists()
+    assert err.strip() == (f"tacmap: {made} is a ruleset folder you have not trusted, and "
+                           "checking it runs its Python with your permissions: answer yes at "
+                           "a terminal, or add --trust-rulesets")
+    monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
+    code = main(["ruleset", "check", str(made), "--seeds", "1", "--rounds", "3"])
+    assert code == 2 and not mark.exists()
+    assert "Run it? [y/N]" in capsys.readouterr().err
+    # No is remembered, as the window remembers it; a changed folder is asked about again.
+    (made / "README.md").write_text((made / "README.md").read_text() + "\nChanged.\n")
+    monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
+    code, _ = check(capsys, made, "--seeds", "1", "--rounds", "3", trusted=False)
+    assert code == 0 and mark.is_file()
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # yes is remembered too
+    code = main(["ruleset", "check", str(made), "--seeds", "1", "--rounds", "3"])
+    assert code == 0 and "Run it?" not in capsys.readouterr().err
+
+
+def test_the_trust_warning_is_printed_before_the_folder_runs(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mark = _planted(made)
+    code = main(["--trust-rulesets", "ruleset", "check", str(made), "--seeds", "1",
+                 "--rounds", "3"])
+    assert code == 0
+    assert f"warning: loading ruleset 'demo_game' from {made}: a ruleset folder is code" in \
+        mark.read_text()
+    assert capsys.readouterr().err.count("a ruleset folder is code") == 1
+
+
+def test_check_help_says_the_folder_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["ruleset", "check", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "Checking a folder runs its Python" in said and "--trust-rulesets" in said

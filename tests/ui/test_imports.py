@@ -9,8 +9,10 @@ import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files.uvtt_sample import rooms
-from tacmap.engine.model.commands import SetDoor
+from tacmap.engine.model.commands import SetDoor, SetHp
+from tacmap.engine.model.events import HpChanged
 from tacmap.engine.model.state import Token
+from tacmap.engine.play.referee import Entry
 from tacmap.ui import imports
 from tacmap.ui.qt import QApplication, QDialog, QFileDialog, QMenu, submenu
 from tacmap.ui.window import MainWindow
@@ -71,6 +73,19 @@ def test_export_report_writes_the_players_page(window: MainWindow, tmp_path: Pat
     assert imports.export_report(window, out, gm=False)
     page = checked(out.read_text())
     assert len(page.images) == 2
+
+
+def test_export_report_of_a_log_that_does_not_fit_says_why_and_writes_nothing(
+        window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 item 15: it used to write nothing and say nothing (the error went to stderr)."""
+    told: list[str] = []
+    monkeypatch.setattr(window, "error", told.append)
+    window.session.referee.log.append(Entry(SetHp("ghost", 3), [HpChanged("ghost", 5, 3)]))
+    out = tmp_path / "report.html"
+    assert not imports.export_report(window, out, gm=False)
+    assert told == ["Could not write the fight report: log entry 2 does not match the map: it "
+                    "cannot be undone (it names 'ghost', which is not on the map)"]
+    assert not out.exists()
 
 
 def test_the_file_menu_offers_import_and_report(window: MainWindow,

@@ -143,7 +143,7 @@ def verify(loaded: Loaded) -> None:
                 event.revert(state)
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be undone "
-                             f"({err})") from None
+                             f"({_why(err)})") from None
     if entries:
         try:
             check_state(state, "the map before the log")
@@ -160,7 +160,7 @@ def verify(loaded: Loaded) -> None:
                 event.apply(state)
         except broken as err:
             raise InputError(f"log entry {n} does not match the map: it cannot be replayed "
-                             f"({err})") from None
+                             f"({_why(err)})") from None
         if stray is not None:
             raise InputError(f"log entry {n} does not match the map: its "
                              f"{records.name_of(stray)} event does not start from the map the "
@@ -175,6 +175,14 @@ def verify(loaded: Loaded) -> None:
                     from None
     if state != loaded.state:
         raise InputError("replaying the log does not give the saved map")
+
+
+def _why(err: Exception) -> str:
+    """Why an event would not apply, for a sentence: a missing key is a token (or value)
+    the map does not hold, which Python would show as a bare ``'ghost'``."""
+    if isinstance(err, KeyError) and err.args:
+        return f"it names {err.args[0]!r}, which is not on the map"
+    return str(err)
 
 
 def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:

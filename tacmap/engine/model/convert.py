@@ -95,6 +95,8 @@ def sentence(err: msgspec.ValidationError, data: Any, kind: Any, where: str) -> 
     wants_value = vague or ("got" not in text and not text.startswith(("unknown", "missing")))
     if wants_value and value is not MISSING and not isinstance(value, dict | list | tuple):
         text = re.sub(r", got [a-z ]+$", "", text) + f", got {_show(value)}"
+        if "number" in text:
+            text += quoted_number(value)
     head = ": ".join(s for s in (where, place(parts)) if s)
     return f"{head}: {text}" if head else text
 
@@ -141,6 +143,14 @@ def _lookup(data: Any, part: str) -> Any:
     if isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
         return data[int(part)]
     return MISSING
+
+
+def quoted_number(value: Any) -> str:
+    """What to add after ``got '4'`` where a number belongs: the quotes make it text, which
+    a GM cannot see in ``'4'`` (empty for any other value)."""
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)\s*", value):
+        return " (text in quotes: write numbers without them)"
+    return ""
 
 
 def _show(value: Any) -> str:

@@ -35,7 +35,16 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, overloa
 
 import msgspec
 
-from tacmap.engine.model.convert import MISSING, Located, locate, place, shown, struct_of, unwrap
+from tacmap.engine.model.convert import (
+    MISSING,
+    Located,
+    locate,
+    place,
+    quoted_number,
+    shown,
+    struct_of,
+    unwrap,
+)
 from tacmap.engine.model.errors import InputError
 
 T = TypeVar("T")
@@ -652,7 +661,8 @@ def _words(found: Located) -> tuple[list[str], str]:
         said = " or ".join(_EXPECTED.get(w, w) for w in wanted)
         got = shown(value) if value is not MISSING and not isinstance(
             value, dict | list | tuple) else _GOT.get(m.group(2), m.group(2))
-        return parts, f"expected {said}, got {got}"
+        return parts, f"expected {said}, got {got}" + \
+            (quoted_number(value) if "number" in said else "")
     return parts, message
 
 

@@ -16,10 +16,15 @@ seed alone, whatever the number of worker processes.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import math
 import os
 import random
+import signal
+import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -538,7 +543,9 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
                     progress(result)
         return result
     raw = storage.encode(start, [])
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start,
+                               initargs=(os.getpid(),))
+    try:
         pending: dict[Future[list[Fight]], int] = {
             pool.submit(_batch_in_worker, raw, ruleset.id, tuple(str(f) for f in folders),
                         seed, first, count, max_rounds): first for first, count in plan}
@@ -554,7 +561,57 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
                 result.add(fut.result())
                 if progress is not None:
                     progress(result)
+    except BaseException:
+        # Ctrl+C (KeyboardInterrupt) or an error: the batches still queued would keep the
+        # workers busy, and shutdown() would wait for every one of them.
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     return result
+
+
+#: prctl's option that sends a signal to a process when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_start(parent: int) -> None:
+    """In a new worker: Ctrl+C is the parent's to handle, and the worker dies with it."""
+    # Ctrl+C reaches the whole process group; the parent stops the workers itself, so a
+    # worker does not print a KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            _watch_parent(parent)
+    else:
+        _watch_parent(parent)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    """Where prctl is missing: a thread that ends the worker once its parent is gone."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="forecast-parent-watch", daemon=True).start()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: nothing queued runs, and the workers are ended mid-batch."""
+    # The executor has no public way to end a running call; its processes are all there is.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
 
 
 def default_jobs() -> int:

@@ -502,10 +502,13 @@ def builtin_folders() -> list[Path]:
 
 def user_folders(extra: Iterable[str | Path] = ()) -> list[Path]:
     """Folders the user named, by option or in TACMAP_RULESETS (os.pathsep-separated)."""
-    named = [Path(p) for p in extra]
+    return [Path(p) for p in extra] + env_folders()
+
+
+def env_folders() -> list[Path]:
+    """The folders in TACMAP_RULESETS (os.pathsep-separated)."""
     env = os.environ.get(ENV_VAR, "")
-    named += [Path(p) for p in env.split(os.pathsep) if p.strip()]
-    return named
+    return [Path(p) for p in env.split(os.pathsep) if p.strip()]
 
 
 class Registry:
@@ -515,6 +518,10 @@ class Registry:
                  warn: Callable[[str], None] | None = None,
                  trust: Callable[[Manifest], bool] | None = None) -> None:
         self.manifests: dict[str, Manifest] = {}
+        #: Why each ruleset of TACMAP_RULESETS that does not load was skipped, one sentence
+        #: each: the variable is set once for every command and the window, so a broken
+        #: folder in it stops none of them (a command that needs its ruleset says why).
+        self.skipped: list[str] = []
         #: Asked before a user's ruleset folder runs its rules.py (None: run it, with the
         #: warning). The window asks the GM once per folder and content hash.
         self.trust = trust
@@ -523,20 +530,34 @@ class Registry:
         self.warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
         for root in builtin_folders():
             self._scan(root, builtin=True)
-        for root in user_folders(extra):
+        # A folder named for this command is refused when broken: it was asked for.
+        for root in [Path(p) for p in extra]:
             if not root.is_dir():
                 raise InputError(f"ruleset folder {root} does not exist")
             self._scan(root, builtin=False)
+        for root in env_folders():
+            if not root.is_dir():
+                self.skipped.append(f"ruleset folder {root} does not exist")
+                continue
+            self._scan(root, builtin=False, lenient=True)
+        for why in self.skipped:
+            self.warn(f"{why} (in {ENV_VAR}; skipped)")
 
-    def _scan(self, root: Path, builtin: bool) -> None:
+    def _scan(self, root: Path, builtin: bool, lenient: bool = False) -> None:
         # A folder may be one ruleset or hold several.
         tomls = [root / "ruleset.toml"] if (root / "ruleset.toml").is_file() \
             else sorted(root.glob("*/ruleset.toml"))
         for path in tomls:
-            manifest = read_manifest(path, builtin)
-            if manifest.id in self.manifests and not builtin:
-                raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
-                                 f"{self.manifests[manifest.id].folder}")
+            try:
+                manifest = read_manifest(path, builtin)
+                if manifest.id in self.manifests and not builtin:
+                    raise InputError(f"{path}: ruleset id {manifest.id!r} is already taken by "
+                                     f"{self.manifests[manifest.id].folder}")
+            except InputError as err:
+                if not lenient:
+                    raise
+                self.skipped.append(str(err))
+                continue
             self.manifests.setdefault(manifest.id, manifest)
             register(manifest.id, self.manifests[manifest.id].units)
 
@@ -551,16 +572,33 @@ class Registry:
         manifest = self.manifests.get(ruleset_id)
         if manifest is None:
             known = ", ".join(self.ids()) or "none"
-            raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known})")
+            skipped = "".join(f"; skipped: {why}" for why in self.skipped)
+            raise InputError(f"unknown ruleset {ruleset_id!r} (installed: {known}{skipped})")
         if not manifest.builtin:
             self.warn(f"loading ruleset {manifest.id!r} from {manifest.folder}: {TRUST_WARNING}")
             if self.trust is not None and not self.trust(manifest):
                 raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} is not "
                                  "trusted, so its rules.py was not run (Help ▸ Rulesets You "
                                  "Added forgets that answer, and the window asks again)")
-        ruleset = _load_rules(manifest)
+        try:
+            ruleset = _load_rules(manifest)
+        except InputError:
+            raise
+        except Exception as err:
+            if manifest.builtin:
+                raise  # a bug in tacmap: exit 1, with the details on request
+            # A user's folder that does not load fails what needs it, in one sentence.
+            raise InputError(f"ruleset {manifest.id!r} from {manifest.folder} does not load "
+                             f"({_failure(err)})") from None
         self._loaded[ruleset_id] = ruleset
         return ruleset
+
+
+def _failure(err: Exception) -> str:
+    """A user ruleset's error as it loads, for a sentence: a syntax error names its line."""
+    if isinstance(err, SyntaxError):
+        return f"SyntaxError: {err.msg}, {Path(err.filename or '?').name} line {err.lineno}"
+    return f"{type(err).__name__}: {err}"
 
 
 #: What a ruleset id (and its folder's name) may be: it becomes part of a module name.
@@ -571,8 +609,9 @@ def content_hash(folder: Path) -> str:
     """SHA-256 over every file in a ruleset folder (names and bytes), symlinks followed.
 
     A trusted folder whose code or data changes is asked about again. Bytecode
-    (``__pycache__``, ``.pyc``) is left out because a user's ruleset never runs
-    it: ``_SourceOnly`` compiles each module from the ``.py`` file hashed here.
+    (``.pyc``, ``.pyo``) is left out because a user's ruleset never runs it:
+    ``_SourceOnly`` compiles each module from the ``.py`` file hashed here. A ``.py``
+    file inside ``__pycache__`` is hashed like any other: it can be imported.
     """
     digest = hashlib.sha256()
     for path in _files(folder):
@@ -596,7 +635,7 @@ def _files(folder: Path) -> list[Path]:
             dirs[:] = []
             continue
         seen.add(real)
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs[:] = sorted(dirs)
         found += [Path(top, f) for f in files if not f.endswith((".pyc", ".pyo"))
                   and os.path.isfile(os.path.join(top, f))]
     return sorted(found)

@@ -25,11 +25,13 @@ default) and say once, as they load, which stats they need and of what kind.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
+from tacmap.engine.model.convert import quoted_number
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.records import Json
 
@@ -82,11 +84,14 @@ def _show(value: Any) -> str:
         return repr(value)
     if isinstance(value, int | float):
         return _num(value) if math.isfinite(value) else str(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
-    return type(value).__name__
+    if value is None:
+        return "null"
+    # A list or table as the file writes it (JSON), not as Python prints it.
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return "a value tacmap cannot show"
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _range(lo: float | None, hi: float | None, what: str, unit: str = "") -> str:
@@ -128,10 +133,12 @@ def check_value(f: StatField, value: Json) -> str | None:
     label = f.label
     if f.kind == "int":
         if not _is_int(value) or not _within(value, f):
-            return f"{label} must be {_range(f.min, f.max, 'a whole number')}, not {_show(value)}"
+            return (f"{label} must be {_range(f.min, f.max, 'a whole number')}, not "
+                    f"{_show(value)}{quoted_number(value)}")
     elif f.kind == "float":
         if not _is_number(value) or not _within(value, f):
-            return f"{label} must be {_range(f.min, f.max, 'a number')}, not {_show(value)}"
+            return (f"{label} must be {_range(f.min, f.max, 'a number')}, not "
+                    f"{_show(value)}{quoted_number(value)}")
     elif f.kind == "bool":
         if not isinstance(value, bool):
             return f"{label} must be yes or no (true or false), not {_show(value)}"

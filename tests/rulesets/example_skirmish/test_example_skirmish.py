@@ -41,7 +41,7 @@ def duel(registry: Registry) -> Referee:
 
 
 def test_the_worked_example_passes_ruleset_check(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["ruleset", "check", str(FOLDER)])
+    code = main(["--trust-rulesets", "ruleset", "check", str(FOLDER)])
     out = re.sub(r" \(\d+\.\d s\)$", "", capsys.readouterr().out, flags=re.M)
     assert code == 0, out
     lines = out.splitlines()
