@@ -1,7 +1,7 @@
 """Write a Universal VTT file of about ``--mb`` megabytes of wall points, to measure the
 import's peak memory (``/usr/bin/time -v python -m tacmap import``); not part of the tests.
 
-    python scripts/big_uvtt.py /tmp/big.uvtt --mb 198
+    python tests/probes/big_uvtt.py /tmp/big.uvtt --mb 198
     /usr/bin/time -v python -m tacmap import /tmp/big.uvtt /tmp/big.tacmap --ruleset speed_rank
 
 ``--lights`` puts the bulk in ``lights`` instead, ``--portals`` in ``portals``.
