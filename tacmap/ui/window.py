@@ -127,6 +127,9 @@ class MainWindow(WindowMenus):
         self.log_dock = self._dock("Log", self.log_panel, right)
         self.timeline_dock = self._dock("Timeline", self.timeline_panel,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The right-hand column runs to the bottom: the timeline lies under the map only,
+        # and the turn order, the last result and the log keep the window's height.
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.roster_dock = self._dock("Roster", self.roster_panel, right)
         # The last result stays in view below the turn, whichever tab is raised.
         self.result_dock = self._dock("Last result", self.log_panel.result, right)
@@ -248,7 +251,7 @@ class MainWindow(WindowMenus):
         self.pool_panel.show_pools(pools, self.actor or active)
         timeline = ruleset.timeline(state)
         self.timeline_panel.show_timeline(state, timeline)
-        self.timeline_dock.setVisible(timeline is not None)
+        self.timeline_dock.setVisible(ruleset.has_timeline())
         idle = FIRST_RUN if state.tokens else EMPTY_MAP
         if self.hint is not None:
             self.hint.setVisible(order is None)

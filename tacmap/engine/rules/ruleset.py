@@ -408,6 +408,10 @@ class Ruleset:
         costly to build may answer directly, as long as the two agree."""
         return acting_token(state, self.turn_order(state), out=self.out_of_fight)
 
+    def has_timeline(self) -> bool:
+        """Whether this ruleset draws a phase timeline in combat (its views have one)."""
+        return self.own("views", "timeline") is not None
+
     def timeline(self, state: Encounter) -> Timeline | None:
         """The phase timeline, for rulesets that have one: ``views.timeline(rules, state)``."""
         view = self.own("views", "timeline")

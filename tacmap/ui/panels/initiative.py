@@ -44,6 +44,11 @@ STATE_MARK = {"waiting": "", "declared": "✎ declared", "acting": "▶ acting",
               "out": "✗ out"}
 
 
+#: Item data of a turn-order row: its first line, its detail, and whether it shows in full.
+HEAD, DETAIL, FULL = (Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2,
+                      Qt.ItemDataRole.UserRole + 3)
+
+
 class OrderList(QListWidget):
     """Rows of the turn order; the GM may drag them into a new order."""
 
@@ -59,6 +64,35 @@ class OrderList(QListWidget):
         self.setWordWrap(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setResizeMode(QListWidget.ResizeMode.Adjust)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.fit_details()
+
+    def fit_details(self) -> None:
+        """Each waiting row's detail on one line, ended with "…" where it is longer (the
+        whole of it in the row's tooltip); the acting row's detail wraps in full. Twelve
+        rows then show at once at 1920×1080 (issue 36)."""
+        room = self.viewport().width() - self.iconSize().width() - 40
+        metrics = self.fontMetrics()
+        for i in range(self.count()):
+            item = self.item(i)
+            head, detail, full = item.data(HEAD), item.data(DETAIL), item.data(FULL)
+            if not detail:
+                continue
+            if full or room <= 0:
+                text = f"{head}\n    {detail}"
+            else:
+                text = f"{head}\n    " + metrics.elidedText(detail, Qt.TextElideMode.ElideRight,
+                                                          room)
+            if item.text() != text:
+                item.setText(text)
+
+    def needed(self) -> int:
+        """Pixels the first rows (up to ``WANTED_ROWS``) take as laid out now, wrapped."""
+        rows = min(self.count(), WANTED_ROWS)
+        return sum(self.visualItemRect(self.item(i)).height() for i in range(rows)) + 2
 
     def sizeHint(self) -> QSize:
         # Ask the window for room for every row (up to a screenful): the dock
@@ -92,11 +126,15 @@ ACTIONS_WIDTH = 280
 ACTIONS_MIN_HEIGHT = 36
 #: Buttons the actions box shows whole before the rest scroll: the acting token's
 #: actions are what the GM clicks most, so they take room before the panels below.
-ACTIONS_SHOWN = 10
+ACTIONS_SHOWN = 6
 #: The turn order asks for at most this width for its rows: longer ones wrap.
 ROWS_MAX_WIDTH = 330
 #: Rows the turn order asks room for before it scrolls (it takes any more its dock gives).
 WANTED_ROWS = 12
+#: Milliseconds after which the turn order asks its dock for room a second time.
+ASK_AGAIN_MS = 150
+#: Pixels the turn order asks for beyond its rows (about one two-line row).
+SPARE_ROW = 34
 
 
 class ActionButton(QPushButton):
@@ -202,9 +240,13 @@ class InitiativePanel(QWidget):
                 continue
             mark = STATE_MARK.get(row.state, row.state)
             text = f"{row.name}    {row.key}    {mark}"
-            if row.detail and not self.player:
-                text += f"\n    {row.detail}"
             item = QListWidgetItem(text)
+            if row.detail and not self.player:
+                item.setData(HEAD, text)
+                item.setData(DETAIL, row.detail)
+                item.setData(FULL, row.state == "acting")
+                item.setText(f"{text}\n    {row.detail}")
+                item.setToolTip(tip(row.detail))
             item.setData(Qt.ItemDataRole.UserRole, row.id)
             swatch = QPixmap(14, 14)
             swatch.fill(QColor(colours.get(row.side, "#888888")))
@@ -218,11 +260,16 @@ class InitiativePanel(QWidget):
             elif row.state == "out":
                 item.setForeground(QColor("#8d8d8d"))
             self.rows.addItem(item)
+        if not self.player:
+            self.rows.fit_details()
         if not self.player and self.rows.count() != self._rows_asked_for:
             self._rows_asked_for = self.rows.count()
             # Once the window has laid out what this change shows (a timeline dock
             # appearing takes its height from this column too).
             QTimer.singleShot(0, self.ask_for_room)
+            # Once more when the last result and the timeline, drawn a moment later,
+            # have taken their share of the column.
+            QTimer.singleShot(ASK_AGAIN_MS, self.ask_for_room)
         self.keep_acting_in_view()
         self.start_button.setEnabled(order is None)
         # A ruleset may refuse to end the turn yet (a locked declaration still owed): the
@@ -257,13 +304,22 @@ class InitiativePanel(QWidget):
         # only roughly, and each answer can fall a little short.
         layout = main.layout()
         for _ in range(4):
-            if layout is not None:
-                layout.activate()
-            short = self.rows.sizeHint().height() - self.rows.height()
-            wanted = min(dock.height() + short + 8, main.height() * 2 // 3)
+            # The panel's own layout first: the acting token's buttons, just put in,
+            # take their room from the rows only once it is laid out.
+            for inner in (self.actions_box.layout(), self.layout(), layout):
+                if inner is not None:
+                    inner.activate()
+            short = self.rows.needed() - self.rows.viewport().height()
+            # A row to spare: the last result, drawn a moment later, takes a little back.
+            wanted = min(dock.height() + short + 8 + SPARE_ROW, main.height() * 2 // 3)
             if short <= 0 or wanted <= dock.height():
-                return
+                break
             main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
+        # Grown, the list may still be scrolled as it was when it was short.
+        if self.rows.needed() <= self.rows.viewport().height():
+            self.rows.scrollToTop()
+        else:
+            self.keep_acting_in_view()
 
     def keep_acting_in_view(self) -> None:
         """Scroll the list so the acting row shows (the sixth turn is not below the fold)."""

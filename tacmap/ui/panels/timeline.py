@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     import pyqtgraph as pg
 
 
+#: Pixels a timeline row takes, and the most the panel takes of the window's height.
+ROW_HEIGHT, ROOM_MAX = 20, 260
+
+
 class TimelinePanel(QWidget):
     """Draws a ruleset's Timeline view-model; hidden for rulesets without phases."""
 
@@ -22,7 +26,6 @@ class TimelinePanel(QWidget):
         #: Made when the first timeline is drawn: pyqtgraph costs most of a second to
         #: import, and the first paint of a ruleset without phases never needs it.
         self.plot: pg.PlotWidget | None = None
-        self.setMaximumHeight(340)
         self.player = player
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(2, 2, 2, 2)
@@ -33,6 +36,12 @@ class TimelinePanel(QWidget):
         self.struck.setTextFormat(Qt.TextFormat.RichText)
         self.struck.setVisible(False)
         layout.addWidget(self.struck)
+        #: Before combat: where the timeline will be (the dock keeps its room from the
+        #: start, so the map does not move when combat starts).
+        self.waiting = QLabel("The phase timeline is drawn here once combat starts.")
+        self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.waiting.setStyleSheet("color: #6b6b6b")
+        layout.addWidget(self.waiting)
         self.bars: list[tuple[str, int, int, int]] = []
         self._shown: tuple[Encounter, Timeline | None, frozenset[str]] | None = None
         self.current: int | None = None
@@ -61,12 +70,17 @@ class TimelinePanel(QWidget):
         self.bars = []
         self.rows = []
         self.struck.setVisible(False)
+        self._hold_height(state, hidden)
+        self.waiting.setVisible(timeline is None)
+        if self.plot is not None:
+            self.plot.setVisible(timeline is not None)
         if timeline is None:
             self.current = None
             return
         import pyqtgraph as pg
 
         plot = self._made_plot()
+        plot.setVisible(True)
         colours = side_colours(state)
         items = [i for i in timeline.items if i.actor not in hidden]
         rows: list[str] = []
@@ -126,13 +140,16 @@ class TimelinePanel(QWidget):
         left.setTicks([names])
         for ax in (axis, left):
             ax.setStyle(tickFont=font)
-        # As tall as the rows need and no taller, so the map keeps the room it can.
-        need = 60 + 24 * max(len(rows), 1)
-        self.setMinimumHeight(min(320, need))
-        self.setMaximumHeight(min(340, need + 40 + (self.struck.sizeHint().height()
-                                                    if struck else 0)))
         plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+
+    def _hold_height(self, state: Encounter, hidden: frozenset[str]) -> None:
+        """One height for the whole encounter: room for a row per combatant on the map, so
+        rows coming and going between phases, or combat starting, never move the map."""
+        rows = sum(1 for t in state.tokens if t not in hidden)
+        tall = min(ROOM_MAX, 50 + ROW_HEIGHT * max(rows, 1))
+        if self.minimumHeight() != tall or self.maximumHeight() != tall:
+            self.setFixedHeight(tall)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Labels are cut to the room a phase has, so a new width draws them again."""
