@@ -446,6 +446,8 @@ def _out_of_range(value: Any) -> str:
 
 
 def _number(value: Any) -> str:
+    if isinstance(value, int) and abs(value) < 10 * LIMIT:
+        return f"{value:,}"  # in full near the limit: "-1e+09" hides how far past it is
     try:
         return f"{value:g}"
     except OverflowError:  # an integer beyond any float

@@ -148,6 +148,9 @@ class Referee:
                                                  self.ruleset.out_of_fight)
                 if explored is not None:
                     ctx.emit(explored)
+            unsaved = unwritable(ctx.events)
+            if unsaved:
+                raise RuleError(unsaved)
         except BaseException:
             ctx.rollback()
             raise
@@ -197,6 +200,25 @@ class Referee:
             for event in reversed(entry.events):
                 event.revert(state)
         return state
+
+
+def unwritable(events: Sequence[Event]) -> str:
+    """Why a file could not hold what ``events`` leave (a number past the limits, a list
+    too long …), as one sentence; "" when it can.
+
+    Each event is written and read back as a file reads it: a command whose result
+    ``tacmap check`` would refuse is refused instead, so a save never writes a file
+    that will not open (a GM's -1,000,000,000 HP then 5 more damage).
+    """
+    for event in events:
+        try:
+            records.decode(records.encode(event), Event)
+        except InputError as err:
+            return f"the result could not be saved: {records.name_of(event)}.{err}"
+        except (UnicodeEncodeError, msgspec.EncodeError, ValueError, TypeError,
+                OverflowError, RecursionError) as err:
+            return f"the result could not be saved: {records.name_of(event)}: {err}"
+    return ""
 
 
 def replay(state: Encounter, log: Sequence[Entry]) -> Encounter:
