@@ -267,6 +267,9 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             value = freeze(cmd.value, "value")
         except InputError as err:
             raise RuleError(str(err)) from None
+        unfit = ruleset.value_problem(cmd.key, value)
+        if unfit:
+            raise RuleError(f"{token.name}: {unfit}")
         ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), value, "GM"))
     elif isinstance(cmd, SetCondition):
         token = state.token(cmd.token)
