@@ -17,6 +17,7 @@ from tacmap.engine.model.commands import (
     EndTurn,
     RenameEncounter,
     SetHp,
+    SetValue,
     SetWalls,
 )
 from tacmap.engine.model.errors import InputError, RuleError
@@ -248,3 +249,51 @@ def test_any_command_whose_result_a_file_cannot_hold_is_refused(
                                         r"number 1,000,000,001 is out of range"):
         ref.execute(EndTurn())
     assert ref.state == before and not ref.log
+
+
+# --------------------------------------------------------------------------- issue 33 item 13
+
+
+def _tokens_with_items(d: dict[str, Any], tokens: int, items: int) -> None:
+    """``tokens`` copies of the first token, each holding ``items`` numbers in one value."""
+    first = d["encounter"]["tokens"][0]
+    d["encounter"]["map"].update(width=200, height=200)
+    d["encounter"]["tokens"] = [dict(first, id=f"t{i}", x=i % 200, y=i // 200,
+                                     values={"junk": [0] * items})
+                                for i in range(tokens)]
+
+
+def test_free_form_values_are_bounded_in_all_not_only_one_by_one(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """101 tokens of 9,999 items each: every value fits, together they do not."""
+    path = hostile(tmp_path, lambda d: _tokens_with_items(d, 101, records.MAX_ITEMS - 1))
+    err = refused(capsys, "check", str(path))
+    assert "encounter: the stats, values and data hold more than 1,000,000 items in all" in err
+
+
+def test_free_form_values_at_the_total_are_accepted(tmp_path: Path, registry: Registry) -> None:
+    path = hostile(tmp_path, lambda d: _tokens_with_items(d, 100, records.MAX_ITEMS - 100))
+    assert len(storage.load(path, registry).state.tokens) == 100
+
+
+def test_a_file_of_too_many_values_is_refused_before_they_are_read(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """20 million numbers in one list (40 MB) are counted in the text, never built."""
+    path = hostile(tmp_path, lambda d: d["encounter"]["tokens"][0]["values"].update(junk=[]))
+    text = path.read_bytes().replace(b'"junk": []', b'"junk": [' + b"0," * 20_000_000 + b"0]")
+    path.write_bytes(text)
+    err = refused(capsys, "check", str(path))
+    assert err.strip().endswith("holds more than 10,000,000 values (numbers, texts, lists and "
+                                "tables), the most an encounter file may hold")
+
+
+def test_set_value_past_the_total_is_refused(registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.state.map = MapSpec(200, 200, walls=ref.state.map.walls)
+    for i in range(100):
+        t = Token(f"t{i}", f"T{i}", "orcs", i % 200, 20 + i // 200,
+                  values={"junk": (0,) * (records.MAX_ITEMS - 1)})
+        ref.state.tokens[t.id] = t
+    with pytest.raises(RuleError, match=r"more than 1,000,000 items in all"):
+        ref.execute(SetValue("ana", "more", (0,) * 200))
+    assert "more" not in ref.state.tokens["ana"].values

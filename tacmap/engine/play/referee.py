@@ -42,6 +42,7 @@ from tacmap.engine.model.commands import (
 )
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.events import (
+    DataChanged,
     DiagonalChanged,
     DoorChanged,
     EncounterRenamed,
@@ -60,7 +61,14 @@ from tacmap.engine.model.events import (
     condition_change,
 )
 from tacmap.engine.model.records import freeze
-from tacmap.engine.model.state import DIAGONAL_RULES, MAX_TOKENS, Encounter, Token, check_image_path
+from tacmap.engine.model.state import (
+    DIAGONAL_RULES,
+    MAX_TOKENS,
+    Encounter,
+    Token,
+    check_image_path,
+    too_many_items,
+)
 from tacmap.engine.play.gm import add_tokens, resolve_gm_tool
 from tacmap.engine.rules.dice import DiceSource, SeededDice
 from tacmap.engine.rules.ruleset import Resolution, Ruleset
@@ -151,6 +159,12 @@ class Referee:
             unsaved = unwritable(ctx.events)
             if unsaved:
                 raise RuleError(unsaved)
+            # The GM's edits may add free-form values; the rules' own stay within bounds
+            # (and an attack does not pay for counting them).
+            crowded = too_many_items(self.state) if cmd.override and _adds_values(
+                ctx.events) else ""
+            if crowded:
+                raise RuleError(f"the encounter would be too big: {crowded}")
         except BaseException:
             ctx.rollback()
             raise
@@ -200,6 +214,11 @@ class Referee:
             for event in reversed(entry.events):
                 event.revert(state)
         return state
+
+
+def _adds_values(events: Sequence[Event]) -> bool:
+    return any(isinstance(e, ValueChanged | DataChanged | TokenAdded | TokenEdited)
+               for e in events)
 
 
 def unwritable(events: Sequence[Event]) -> str:
