@@ -265,7 +265,7 @@ def test_tracked_values_are_declared_as_stats_are_with_lists_and_rows() -> None:
 @pytest.mark.parametrize(("spec", "said"), [
     ({"kind": "rows"}, "values.w.columns must list the kind of each column"),
     ({"kind": "list", "items": "dict"}, "values.w.items must be one of int, float, text, bool"),
-    ({"kind": "int", "columns": ["int"]}, "values.w.columns only applies to a rows field"),
+    ({"kind": "int", "columns": ["int"]}, "values.w.columns only applies to a rows or list field"),
 ])
 def test_a_bad_value_declaration_is_named(spec: dict[str, object], said: str) -> None:
     with pytest.raises(InputError, match=re.escape(f"ruleset.toml: {said}")):

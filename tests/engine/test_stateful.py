@@ -325,3 +325,13 @@ class Builder(Checks):
 Builder.TestCase.settings = settings(max_examples=40, stateful_step_count=25, deadline=None,
                                      suppress_health_check=[HealthCheck.too_slow])
 TestBuilder = Builder.TestCase
+
+
+def test_random_gm_sessions_on_every_demo_save_and_reopen_as_they_were() -> None:
+    """Issue 33: a seeded sample of ``tests.engine.probe`` (``--full`` runs 4,000): play and
+    GM overrides with extreme and mistyped values on each demo, every command reopened."""
+    from tests.engine import probe
+
+    problems: list[str] = []
+    kinds = probe.run(30, say=problems.append)
+    assert set(kinds) == {"ok"}, problems

@@ -77,7 +77,8 @@ class StatField:
     items: ItemKind = "int"
     """What each item of a list field is."""
     columns: tuple[ItemKind, ...] = ()
-    """What each row of a rows field holds, column by column."""
+    """What each row of a rows field holds, column by column; for a list field, its
+    fixed shape (a pair of whole numbers), when given."""
 
 
 # --------------------------------------------------------------------------- checking
@@ -180,6 +181,8 @@ def _check_list(f: StatField, value: Json) -> str | None:
     bounded = numbers and (f.min is not None or f.max is not None)
     wanted = f"a list of {_ITEM_WORDS[f.items]}" + \
         (f" ({_range(f.min, f.max, '')})" if bounded else "")
+    if f.columns:  # a fixed shape: one item per column
+        return _check_row(f, value, f.label)
     if not isinstance(value, list | tuple):
         return f"{f.label} must be {wanted}, not {_show(value)}"
     for v in value:
@@ -196,9 +199,18 @@ def _check_rows(f: StatField, value: Json) -> str | None:
     if not _within(len(value), f):
         return f"{f.label} must hold {_range(f.min, f.max, '', 'rows')}, not {len(value)}"
     for i, row in enumerate(value, start=1):
-        if not isinstance(row, list | tuple) or len(row) != n or not all(
-                _fits_item(c, v) for c, v in zip(f.columns, row, strict=True)):
-            return f"{f.label} row {i} must hold {n} items ({shape}), not {_show(row)}"
+        problem = _check_row(f, row, f"{f.label} row {i}")
+        if problem:
+            return problem
+    return None
+
+
+def _check_row(f: StatField, row: Json, label: str) -> str | None:
+    shape = ", ".join(_COLUMN_WORDS[c] for c in f.columns)
+    n = len(f.columns)
+    if not isinstance(row, list | tuple) or len(row) != n or not all(
+            _fits_item(c, v) for c, v in zip(f.columns, row, strict=True)):
+        return f"{label} must hold {n} items ({shape}), not {_show(row)}"
     return None
 
 
@@ -370,15 +382,16 @@ def _shape(spec: Mapping[str, Any], kind: str, where: str) -> tuple[Any, tuple[A
     """The ``items`` of a list field and the ``columns`` of a rows field."""
     if "items" in spec and kind != "list":
         raise _bad(f"{where}.items", "only applies to a list field")
-    if "columns" in spec and kind != "rows":
-        raise _bad(f"{where}.columns", "only applies to a rows field")
+    if "columns" in spec and kind not in ("rows", "list"):
+        raise _bad(f"{where}.columns", "only applies to a rows or list field")
     items = spec.get("items", "int")
     if items not in ITEM_KINDS:
         raise _bad(f"{where}.items", f"must be one of {', '.join(ITEM_KINDS)}, not "
                                      f"{_show(items)}")
     columns = spec.get("columns", [])
-    if kind == "rows" and (not isinstance(columns, list) or not columns
-                           or not all(c in ITEM_KINDS for c in columns)):
+    if (kind == "rows" or "columns" in spec) and (
+            not isinstance(columns, list) or not columns
+            or not all(c in ITEM_KINDS for c in columns)):
         raise _bad(f"{where}.columns", f"must list the kind of each column "
                                        f"({', '.join(ITEM_KINDS)})")
     return items, tuple(columns)
