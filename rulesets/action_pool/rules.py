@@ -369,7 +369,7 @@ class ActionPool(TurnRuleset[Data]):
     def refill_pool(self, ctx: Resolution, token: Token, why: str) -> None:
         old = self.pool_size(token)
         back, how = self.refill(token)
-        new = min(old + back, MAX_DICE)
+        new = min(old + back, MAX_DICE, int(self.value_block["pool"].max or MAX_DICE))
         ctx.emit(ValueChanged(token.id, "pool", token.values.get("pool"), new,
                               f"{why}: {how} {'die comes' if back == 1 else 'dice come'} back"))
 

@@ -39,9 +39,10 @@ def ask(ctx: Resolution, event: str, name: str, who: str, options: Sequence[tupl
     if len(options) == 1:
         return options[0][0]
     old = ctx.state.data.get(KEY)
-    new = [*pending(ctx.state), {"event": event, "name": name, "who": who,
-                                 "options": [[c, label] for c, label in options],
-                                 "default": default}]
+    # Tuples, as a file reads them back: a reopened encounter equals the one saved.
+    new = (*pending(ctx.state), {"event": event, "name": name, "who": who,
+                                 "options": tuple((c, label) for c, label in options),
+                                 "default": default})
     ctx.emit(DataChanged(KEY, old, new))
     listed = "; ".join(f"{c} = {label}" for c, label in options)
     ctx.emit(Said(f"{name}: {question}. The GM chooses ({listed}); "
@@ -64,7 +65,7 @@ def take(ctx: Resolution, code: str | None) -> tuple[dict[str, Any], str] | None
     if code not in answers:
         raise ValueError(f"{choice['name']}: choose one of "
                          + ", ".join(f"{c} ({label})" for c, label in answers.items()))
-    ctx.emit(DataChanged(KEY, ctx.state.data.get(KEY), open_[1:] or None))
+    ctx.emit(DataChanged(KEY, ctx.state.data.get(KEY), tuple(open_[1:]) or None))
     how = "the GM chooses" if given else "no choice was given, so by default"
     ctx.emit(Said(f"{choice['name']}: {how}: {answers[code]}", str(choice["who"])))
     return choice, code

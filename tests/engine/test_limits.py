@@ -11,8 +11,17 @@ import pytest
 
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
-from tacmap.engine.model.commands import AddToken, RenameEncounter, SetWalls
+from tacmap.engine.model.commands import (
+    AddToken,
+    AdjustHp,
+    EndTurn,
+    RenameEncounter,
+    SetHp,
+    SetValue,
+    SetWalls,
+)
 from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.events import HpChanged
 from tacmap.engine.model.state import MAX_TOKENS, MAX_WALL_POINTS, MAX_WALLS, MapSpec, Token
 from tacmap.engine.play.referee import MAX_LOG, Entry
 from tacmap.engine.rules.ruleset import Registry
@@ -194,3 +203,97 @@ def test_the_roster_refuses_an_entry_past_the_limits(tmp_path: Path) -> None:
         with pytest.raises(InputError, match=f"at most {MAX_TAGS} tags"):
             roster.add("skirmish", orc, [f"t{i}" for i in range(MAX_TAGS + 1)])
         assert roster.search("skirmish") == []
+
+
+# --------------------------------------------------------------------------- issue 33 item 6
+
+
+def test_gm_damage_past_the_number_limit_is_refused_and_changes_nothing(
+        registry: Registry, tmp_path: Path) -> None:
+    ref = skirmish_referee(registry)
+    ref.execute(SetHp("ana", -records.LIMIT))
+    with pytest.raises(RuleError, match=r"Ana would be left at -1,000,000,005 HP, past the "
+                                        r"±1,000,000,000 an encounter can hold"):
+        ref.execute(AdjustHp("ana", -5))
+    assert ref.state.tokens["ana"].hp == -records.LIMIT
+    storage.save(tmp_path / "f.tacmap", ref.state, ref.log)
+    storage.verify(storage.load(tmp_path / "f.tacmap", registry))
+
+
+def test_play_never_writes_a_file_that_check_refuses(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    demo = hostile(tmp_path, lambda d: None)
+    out = tmp_path / "out.tacmap"
+    lines = script(tmp_path, json.dumps({"type": "set_hp", "token": "aldric", "hp": -10**9}),
+                   json.dumps({"type": "adjust_hp", "token": "aldric", "change": -5}))
+    err = refused(capsys, "play", str(demo), "--script", str(lines), "--out", str(out))
+    assert "line 2" in err and "past the ±1,000,000,000 an encounter can hold" in err
+    assert not out.exists()
+
+
+def test_an_out_of_range_number_is_written_in_full(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = hostile(tmp_path, lambda d: d["encounter"]["tokens"][0].update(hp=-10**9 - 5))
+    err = refused(capsys, "check", str(path))
+    assert "hp: number -1,000,000,005 is out of range (limit ±1,000,000,000)" in err
+
+
+def test_any_command_whose_result_a_file_cannot_hold_is_refused(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The referee's guard, whatever the ruleset emits: a rule that heals past the limit."""
+    ref = skirmish_referee(registry)
+    before = ref.state.copy()
+    monkeypatch.setattr(ref.ruleset, "resolve", lambda ctx, cmd: ctx.emit(
+        HpChanged("ana", ctx.state.tokens["ana"].hp, records.LIMIT + 1, "a rule")))
+    with pytest.raises(RuleError, match=r"^the result could not be saved: hp_changed\.new: "
+                                        r"number 1,000,000,001 is out of range"):
+        ref.execute(EndTurn())
+    assert ref.state == before and not ref.log
+
+
+# --------------------------------------------------------------------------- issue 33 item 13
+
+
+def _tokens_with_items(d: dict[str, Any], tokens: int, items: int) -> None:
+    """``tokens`` copies of the first token, each holding ``items`` numbers in one value."""
+    first = d["encounter"]["tokens"][0]
+    d["encounter"]["map"].update(width=200, height=200)
+    d["encounter"]["tokens"] = [dict(first, id=f"t{i}", x=i % 200, y=i // 200,
+                                     values={"junk": [0] * items})
+                                for i in range(tokens)]
+
+
+def test_free_form_values_are_bounded_in_all_not_only_one_by_one(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """101 tokens of 9,999 items each: every value fits, together they do not."""
+    path = hostile(tmp_path, lambda d: _tokens_with_items(d, 101, records.MAX_ITEMS - 1))
+    err = refused(capsys, "check", str(path))
+    assert "encounter: the stats, values and data hold more than 1,000,000 items in all" in err
+
+
+def test_free_form_values_at_the_total_are_accepted(tmp_path: Path, registry: Registry) -> None:
+    path = hostile(tmp_path, lambda d: _tokens_with_items(d, 100, records.MAX_ITEMS - 100))
+    assert len(storage.load(path, registry).state.tokens) == 100
+
+
+def test_a_file_of_too_many_values_is_refused_before_they_are_read(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """20 million numbers in one list (40 MB) are counted in the text, never built."""
+    path = hostile(tmp_path, lambda d: d["encounter"]["tokens"][0]["values"].update(junk=[]))
+    text = path.read_bytes().replace(b'"junk": []', b'"junk": [' + b"0," * 20_000_000 + b"0]")
+    path.write_bytes(text)
+    err = refused(capsys, "check", str(path))
+    assert err.strip().endswith("holds more than 10,000,000 values (numbers, texts, lists and "
+                                "tables), the most an encounter file may hold")
+
+
+def test_set_value_past_the_total_is_refused(registry: Registry) -> None:
+    ref = skirmish_referee(registry)
+    ref.state.map = MapSpec(200, 200, walls=ref.state.map.walls)
+    for i in range(100):
+        t = Token(f"t{i}", f"T{i}", "orcs", i % 200, 20 + i // 200,
+                  values={"junk": (0,) * (records.MAX_ITEMS - 1)})
+        ref.state.tokens[t.id] = t
+    with pytest.raises(RuleError, match=r"more than 1,000,000 items in all"):
+        ref.execute(SetValue("ana", "more", (0,) * 200))
+    assert "more" not in ref.state.tokens["ana"].values

@@ -246,3 +246,31 @@ def test_a_stat_the_rules_cannot_read_is_one_sentence(call: Any, sentence: str) 
     with pytest.raises(InputError) as err:
         call()
     assert str(err.value) == sentence
+
+
+# --------------------------------------------------------------------------- issue 33 item 14
+
+
+def test_tracked_values_are_declared_as_stats_are_with_lists_and_rows() -> None:
+    wounds, faces = fields_of({"values": {
+        "wounds": {"kind": "rows", "columns": ["text", "text", "int"], "max": 5},
+        "faces": {"kind": "list", "items": "int", "min": 1, "max": 6}}}, "values")
+    assert check_value(wounds, (("Arrow", "leg", 0),)) is None
+    assert check_value(wounds, "an arrow") == \
+        "wounds must be a list of rows of 3 items (text, text, a whole number), not 'an arrow'"
+    assert check_value(wounds, (("Arrow", "leg"),)) == \
+        "wounds row 1 must hold 3 items (text, text, a whole number), not ['Arrow', 'leg']"
+    assert check_value(wounds, (("a", "b", 0),) * 6) == "wounds must hold at most 5 rows, not 6"
+    assert check_value(faces, (1, 6)) is None
+    assert check_value(faces, (1, 7)) == \
+        "faces must be a list of whole numbers (1 to 6), not holding 7"
+
+
+@pytest.mark.parametrize(("spec", "said"), [
+    ({"kind": "rows"}, "values.w.columns must list the kind of each column"),
+    ({"kind": "list", "items": "dict"}, "values.w.items must be one of int, float, text, bool"),
+    ({"kind": "int", "columns": ["int"]}, "values.w.columns only applies to a rows or list field"),
+])
+def test_a_bad_value_declaration_is_named(spec: dict[str, object], said: str) -> None:
+    with pytest.raises(InputError, match=re.escape(f"ruleset.toml: {said}")):
+        fields_of({"values": {"w": spec}}, "values")

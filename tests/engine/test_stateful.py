@@ -23,6 +23,7 @@ from msgspec.structs import replace
 from tacmap.engine.files import storage
 from tacmap.engine.model.commands import (
     AddToken,
+    AdjustHp,
     Attack,
     Command,
     EditToken,
@@ -34,12 +35,15 @@ from tacmap.engine.model.commands import (
     SetDiagonal,
     SetHp,
     SetMapImage,
+    SetValue,
     SetWalls,
     StartCombat,
 )
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.events import DiceRolled
+from tacmap.engine.model.records import LIMIT
 from tacmap.engine.model.state import DIAGONAL_RULES, Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.gm import MAX_HP_CHANGE
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.dice import SeededDice
 from tacmap.engine.rules.ruleset import Registry
@@ -49,6 +53,9 @@ from tests.engine.helpers import skirmish_state
 
 REGISTRY = Registry([TEST_RULESETS], warn=lambda msg: None)
 IDS = ["ana", "bo", "grul", "zog", "imp"]
+POOL_IDS = ["ana", "brak", "orc"]
+#: Tracked values of the rulesets played here, and one no ruleset reads.
+VALUE_KEYS = ["pool", "faces", "weapon", "reacted", "used", "prepared", "move_mod", "note"]
 cells = st.tuples(st.integers(0, 11), st.integers(0, 9))
 corners = st.tuples(st.integers(0, 12), st.integers(0, 10))
 walls = st.lists(
@@ -62,11 +69,21 @@ walls = st.lists(
 ).map(tuple)
 
 
+#: Values a GM may type into Set value: fitting, of the wrong type, at and past the limits.
+wild_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-LIMIT - 1, LIMIT + 1),
+    st.sampled_from([0, 3, 1000, LIMIT, -LIMIT, 1e300, "x", "", (), ("a", 1)]),
+    st.lists(st.integers(-10, 10), max_size=4), st.dictionaries(st.text(max_size=3),
+                                                                st.integers(0, 5), max_size=3),
+)
+
+
 class Checks(RuleBasedStateMachine):
     """Undo, redo and the invariants every machine shares; subclasses add commands."""
 
     start: Encounter
     ref: Referee
+    refused: int
 
     def run(self, cmd: Command, seed: int = 0) -> None:
         dice = SeededDice(seed) if seed else None
@@ -119,6 +136,13 @@ class Checks(RuleBasedStateMachine):
         self.ref.undo()
         self.ref.redo()
         assert self.ref.state == before
+
+    @rule(who=st.sampled_from([*IDS, *POOL_IDS]), key=st.sampled_from(VALUE_KEYS),
+          value=wild_values)
+    def set_value(self, who: str, key: str, value: Any) -> None:
+        """The GM's Set value: refused in a sentence or kept, and the file still opens."""
+        if who in self.ref.state.tokens:
+            self.run(SetValue(who, key, value))
 
     @rule()
     def undo(self) -> None:
@@ -194,6 +218,14 @@ class Table(Checks):
     def set_hp(self, who: str, hp: int) -> None:
         self.run(SetHp(who, hp))
 
+    @rule(who=st.sampled_from(IDS), hp=st.sampled_from([-LIMIT, -LIMIT + 3, LIMIT, LIMIT - 3]))
+    def set_hp_at_the_limit(self, who: str, hp: int) -> None:
+        self.run(SetHp(who, hp))
+
+    @rule(who=st.sampled_from(IDS), change=st.integers(-MAX_HP_CHANGE, MAX_HP_CHANGE))
+    def adjust_hp(self, who: str, change: int) -> None:
+        self.run(AdjustHp(who, change))
+
     @rule(to=cells)
     def add_imp(self, to: tuple[int, int]) -> None:
         self.run(AddToken(Token("imp", "Imp", "orcs", to[0], to[1])))
@@ -216,7 +248,6 @@ TestTable = Table.TestCase
 
 # --------------------------------------------------------------------------- building
 
-POOL_IDS = ["ana", "brak", "orc"]
 WEAPONS = ["dagger", "spear", "shortbow"]
 
 
@@ -294,3 +325,13 @@ class Builder(Checks):
 Builder.TestCase.settings = settings(max_examples=40, stateful_step_count=25, deadline=None,
                                      suppress_health_check=[HealthCheck.too_slow])
 TestBuilder = Builder.TestCase
+
+
+def test_random_gm_sessions_on_every_demo_save_and_reopen_as_they_were() -> None:
+    """Issue 33: a seeded sample of ``tests.engine.probe`` (``--full`` runs 4,000): play and
+    GM overrides with extreme and mistyped values on each demo, every command reopened."""
+    from tests.engine import probe
+
+    problems: list[str] = []
+    kinds = probe.run(30, say=problems.append)
+    assert set(kinds) == {"ok"}, problems

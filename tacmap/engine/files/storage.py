@@ -43,6 +43,7 @@ from tacmap.engine.model.state import (
     Token,
     check_folder_path,
     check_image_path,
+    too_many_items,
 )
 from tacmap.engine.play.referee import MAX_LOG, Entry
 from tacmap.engine.rules.ruleset import Registry
@@ -553,6 +554,9 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
         raise InputError(records.unicode_problem(err)) from None
     if data.startswith(records.BOM):
         data = data[len(records.BOM):]
+    crowded = records.too_many_values(data)
+    if crowded:
+        raise InputError(f"the file {crowded}")
     head = _head(data)
     if _value(head, "format") != FORMAT:
         raise InputError(_NOT_OURS)
@@ -600,6 +604,9 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     if state.map.image is not None:
         check_image_path(state.map.image, "encounter.map.image")
     check_state(state)
+    crowded = too_many_items(state)
+    if crowded:
+        raise InputError(f"encounter: {crowded}")
     log = head.get("log", msgspec.Raw(b"[]"))
     if not _opens(log, b"["):
         raise InputError("\"log\" must be a list")

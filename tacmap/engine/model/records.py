@@ -61,6 +61,12 @@ MAX_ITEMS = 10_000
 MAX_KEYS = 1_000
 #: Longest list of a record field (a path, an order, the dice of a roll).
 MAX_LIST = 100_000
+#: Most items the free-form values of one encounter hold together: every token's stats
+#: and values and the ruleset's data (each also within ``MAX_ITEMS``).
+MAX_ALL_ITEMS = 1_000_000
+#: Most JSON values (numbers, texts, lists, tables) one file holds, counted in its text
+#: before any is read: 100,000 log entries of a real fight hold about 5.5 million.
+MAX_VALUES = 10_000_000
 
 Int = Annotated[int, msgspec.Meta(ge=-LIMIT, le=LIMIT)]
 Float = Annotated[float, msgspec.Meta(ge=-LIMIT, le=LIMIT)]
@@ -378,6 +384,42 @@ def json_problem(err: msgspec.DecodeError, raw: bytes | str | memoryview) -> str
 
 # --------------------------------------------------------------------------- Json values
 
+_CONTAINERS = (list, tuple, dict)
+
+
+def items_in(value: Any, budget: int = MAX_ALL_ITEMS) -> int:
+    """List items and table entries in ``value``, nested ones included; the count stops
+    soon after it passes ``budget``."""
+    count, todo = 0, [value]
+    while todo and count <= budget:
+        v = todo.pop()
+        children = v.values() if type(v) is dict else v
+        count += len(children)
+        todo.extend(c for c in children if type(c) in _CONTAINERS)
+    return count
+
+
+#: A JSON string, escapes included (written unrolled, so a long one costs no backtracking).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def too_many_values(data: bytes) -> str:
+    """Why JSON text holds more values than a file may (one sentence), or "".
+
+    Counted in the text: each comma outside a string separates two values, so the
+    text holds more values than commas. Millions of numbers are refused without
+    building one (20 million took 1.5 GB before the limit on one value refused them).
+    """
+    commas = data.count(b",")
+    if commas < MAX_VALUES:  # the common case: no string needs looking at
+        return ""
+    for string in _STRING.finditer(data):  # one string at a time: no copy of the text
+        commas -= string.group().count(b",")
+        if commas < MAX_VALUES:
+            return ""
+    return (f"holds more than {MAX_VALUES:,} values (numbers, texts, lists and tables), the "
+            "most an encounter file may hold")
+
 
 class _Bad(Exception):
     """A problem inside a Json value, gathering its path on the way up."""
@@ -455,6 +497,8 @@ def _out_of_range(value: Any) -> str:
 
 
 def _number(value: Any) -> str:
+    if isinstance(value, int) and abs(value) < 10 * LIMIT:
+        return f"{value:,}"  # in full near the limit: "-1e+09" hides how far past it is
     try:
         return f"{value:g}"
     except OverflowError:  # an integer beyond any float

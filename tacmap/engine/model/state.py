@@ -16,6 +16,7 @@ import msgspec
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.records import (
     LONG,
+    MAX_ALL_ITEMS,
     MAX_KEYS,
     SHORT,
     Float,
@@ -24,6 +25,7 @@ from tacmap.engine.model.records import (
     MutableRecord,
     Record,
     Text,
+    items_in,
 )
 from tacmap.engine.rules.schedule import Schedule
 
@@ -297,6 +299,25 @@ class Encounter(MutableRecord, tag="encounter"):
 #: Whether a token is out of the fight: a ruleset's ``out_of_fight``, handed to engine code
 #: that has no ruleset (threats, the way barred, the party's eyes, the report's fallen).
 OutOfFight = Callable[[Token], bool]
+
+
+def too_many_items(state: Encounter) -> str:
+    """Why the encounter's free-form values are too big together (one sentence), or "".
+
+    Each stat, value and entry of the data holds at most ``MAX_ITEMS``; together at
+    most ``MAX_ALL_ITEMS``, so that checking, copying and forecasting the largest
+    encounter stay within seconds (a 240 MB file of them took 107 s to check).
+    """
+    left = MAX_ALL_ITEMS - items_in(state.data)
+    for token in state.tokens.values():
+        if left < 0:
+            break
+        left -= items_in(token.stats, left)
+        left -= items_in(token.values, left)
+    if left >= 0:
+        return ""
+    return (f"the stats, values and data hold more than {MAX_ALL_ITEMS:,} items in all "
+            "(nested lists and tables counted together)")
 
 
 def marked_dead(token: Token) -> bool:

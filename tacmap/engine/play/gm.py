@@ -20,6 +20,7 @@ from tacmap.engine.model.commands import (
 )
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.events import GmRolled, HpChanged, TokenAdded, TokenMoved, TokenRemoved
+from tacmap.engine.model.records import LIMIT
 from tacmap.engine.model.state import MAX_TOKENS, Cell, Encounter, Token
 from tacmap.engine.rules.notation import parse
 from tacmap.engine.rules.ruleset import Resolution, Ruleset
@@ -60,8 +61,12 @@ def _adjust_hp(ctx: Resolution, cmd: AdjustHp, ruleset: Ruleset) -> None:
     if abs(cmd.change) > MAX_HP_CHANGE:
         raise RuleError(f"a change of {abs(cmd.change):,} hit points is more than "
                         f"{MAX_HP_CHANGE:,}")
+    new = token.hp + cmd.change
+    if abs(new) > LIMIT:
+        raise RuleError(f"{token.name} would be left at {new:,} HP, past the ±{LIMIT:,} an "
+                        "encounter can hold")
     why = "GM damage" if cmd.change < 0 else "GM healing"
-    ctx.emit(HpChanged(token.id, token.hp, token.hp + cmd.change, why))
+    ctx.emit(HpChanged(token.id, token.hp, new, why))
     ruleset.hp_set(ctx, ctx.state.tokens[token.id])
 
 

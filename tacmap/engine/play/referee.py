@@ -42,6 +42,7 @@ from tacmap.engine.model.commands import (
 )
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.events import (
+    DataChanged,
     DiagonalChanged,
     DoorChanged,
     EncounterRenamed,
@@ -60,7 +61,14 @@ from tacmap.engine.model.events import (
     condition_change,
 )
 from tacmap.engine.model.records import freeze
-from tacmap.engine.model.state import DIAGONAL_RULES, MAX_TOKENS, Encounter, Token, check_image_path
+from tacmap.engine.model.state import (
+    DIAGONAL_RULES,
+    MAX_TOKENS,
+    Encounter,
+    Token,
+    check_image_path,
+    too_many_items,
+)
 from tacmap.engine.play.gm import add_tokens, resolve_gm_tool
 from tacmap.engine.rules.dice import DiceSource, SeededDice
 from tacmap.engine.rules.ruleset import Resolution, Ruleset
@@ -148,6 +156,15 @@ class Referee:
                                                  self.ruleset.out_of_fight)
                 if explored is not None:
                     ctx.emit(explored)
+            unsaved = unwritable(ctx.events)
+            if unsaved:
+                raise RuleError(unsaved)
+            # The GM's edits may add free-form values; the rules' own stay within bounds
+            # (and an attack does not pay for counting them).
+            crowded = too_many_items(self.state) if cmd.override and _adds_values(
+                ctx.events) else ""
+            if crowded:
+                raise RuleError(f"the encounter would be too big: {crowded}")
         except BaseException:
             ctx.rollback()
             raise
@@ -199,6 +216,30 @@ class Referee:
         return state
 
 
+def _adds_values(events: Sequence[Event]) -> bool:
+    return any(isinstance(e, ValueChanged | DataChanged | TokenAdded | TokenEdited)
+               for e in events)
+
+
+def unwritable(events: Sequence[Event]) -> str:
+    """Why a file could not hold what ``events`` leave (a number past the limits, a list
+    too long …), as one sentence; "" when it can.
+
+    Each event is written and read back as a file reads it: a command whose result
+    ``tacmap check`` would refuse is refused instead, so a save never writes a file
+    that will not open (a GM's -1,000,000,000 HP then 5 more damage).
+    """
+    for event in events:
+        try:
+            records.decode(records.encode(event), Event)
+        except InputError as err:
+            return f"the result could not be saved: {records.name_of(event)}.{err}"
+        except (UnicodeEncodeError, msgspec.EncodeError, ValueError, TypeError,
+                OverflowError, RecursionError) as err:
+            return f"the result could not be saved: {records.name_of(event)}: {err}"
+    return ""
+
+
 def replay(state: Encounter, log: Sequence[Entry]) -> Encounter:
     """A copy of ``state`` with every recorded event of ``log`` applied in order."""
     out = copy.deepcopy(state)
@@ -245,6 +286,9 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             value = freeze(cmd.value, "value")
         except InputError as err:
             raise RuleError(str(err)) from None
+        unfit = ruleset.value_problem(cmd.key, value)
+        if unfit:
+            raise RuleError(f"{token.name}: {unfit}")
         ctx.emit(ValueChanged(token.id, cmd.key, token.values.get(cmd.key), value, "GM"))
     elif isinstance(cmd, SetCondition):
         token = state.token(cmd.token)

@@ -20,7 +20,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, TypeVar, cast
@@ -31,6 +31,7 @@ from tacmap.engine.model.commands import Command, Move
 from tacmap.engine.model.convert import Invalid, convert, shown
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.events import DiceRolled, Event, HpChanged
+from tacmap.engine.model.records import Json
 from tacmap.engine.model.state import (
     DIAGONAL_RULES,
     Cell,
@@ -43,7 +44,13 @@ from tacmap.engine.model.state import (
 from tacmap.engine.model.units import METRES, UNITS, Units, register
 from tacmap.engine.rules.dice import DiceSource, Roll
 from tacmap.engine.rules.options import acting_token
-from tacmap.engine.rules.statblock import StatBlock, StatField, check_stats, fields_of
+from tacmap.engine.rules.statblock import (
+    StatBlock,
+    StatField,
+    check_stats,
+    check_value,
+    fields_of,
+)
 from tacmap.engine.rules.views import (
     ActionOption,
     Declared,
@@ -65,7 +72,7 @@ TRUST_WARNING = (
 
 
 #: Keys of ruleset.toml the engine reads itself; ``Manifest.tables`` leaves them out.
-ENGINE_KEYS = ("id", "name", "version", "api", "stat_block")
+ENGINE_KEYS = ("id", "name", "version", "api", "stat_block", "values")
 
 
 class Table(msgspec.Struct, forbid_unknown_fields=True):
@@ -230,6 +237,11 @@ class Ruleset:
         self.stat_block = StatBlock(fields)
         """``[stat_block.*]``: the one place the stats, their ranges and defaults live
         (and the sight range every ruleset's tokens may have, for fog of war)."""
+        self.value_block = StatBlock(
+            [replace(f, label=f"values.{f.key}") for f in fields_of(manifest.data, "values")])
+        """``[values.*]``: the type and bounds of each value the rules track in
+        ``token.values``, checked as a file is read and as the GM sets one; a key not
+        declared is the GM's own (a note), any JSON."""
         self._own_found: dict[tuple[str, str], Callable[..., Any] | None] = {}
 
     def own(self, module: str, name: str) -> Callable[..., Any] | None:
@@ -286,8 +298,17 @@ class Ruleset:
             # No stat block of its own: any stats go, but the sight range must make sense.
             stats = {k: v for k, v in stats.items() if k == SIGHT}
         problems = check_stats(fields, stats)
+        problems += [p for key, value in token.values.items()
+                     if (p := self.value_problem(key, value))]
         if problems:
             raise token_error(token, problems)
+
+    def value_problem(self, key: str, value: Json) -> str:
+        """Why ``value`` does not fit the tracked value ``key`` of ``[values.*]``, as one
+        sentence; "" when it fits, is None (removed) or ``key`` is not declared."""
+        if value is None or key not in self.value_block:
+            return ""
+        return check_value(self.value_block[key], value) or ""
 
     def out_of_fight(self, token: Token) -> bool:
         """Whether ``token`` no longer takes part in the fight (down, dead …): it threatens

@@ -35,12 +35,17 @@ from tacmap.engine.model.convert import quoted_number
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.records import Json
 
-Kind = Literal["int", "float", "text", "choice", "choices", "bool", "table"]
+Kind = Literal["int", "float", "text", "choice", "choices", "bool", "table", "list", "rows"]
 KINDS: tuple[str, ...] = get_args(Kind)
+#: What one item of a ``list`` field, or one column of a ``rows`` field, may be.
+ItemKind = Literal["int", "float", "text", "bool"]
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
+_ITEM_WORDS = {"int": "whole numbers", "float": "numbers", "text": "texts", "bool": "yes/no"}
+_COLUMN_WORDS = {"int": "a whole number", "float": "a number", "text": "text", "bool": "yes/no"}
 
 #: Keys a ``[stat_block.<key>]`` table may hold; anything else is a typo worth naming.
 FIELD_KEYS = ("label", "kind", "min", "max", "default", "choices", "choices_from", "help",
-              "required", "repeats")
+              "required", "repeats", "items", "columns")
 
 
 @dataclass(frozen=True)
@@ -52,12 +57,15 @@ class StatField:
     label: str
     """Name shown in forms and in messages (``"DEX"``)."""
     kind: Kind
-    """int, float, text, choice (one of ``choices``), choices (several), bool, or table
-    (a whole number per name, e.g. proficiency per weapon)."""
+    """int, float, text, choice (one of ``choices``), choices (several), bool, table
+    (a whole number per name, e.g. proficiency per weapon), list (of ``items``) or rows
+    (a list of rows, each of ``columns``: a Wound's name, location and round)."""
     min: float | None = None
-    """Lowest value (int, float, each value of a table), length (text) or count (choices)."""
+    """Lowest value (int, float, each value of a table or list), length (text) or count
+    (choices, rows)."""
     max: float | None = None
-    """Highest value (int, float, each value of a table), length (text) or count (choices)."""
+    """Highest value (int, float, each value of a table or list), length (text) or count
+    (choices, rows)."""
     default: Json = None
     """What the rules use when a token leaves the stat out; also the form's start value."""
     choices: tuple[str, ...] = ()
@@ -68,6 +76,11 @@ class StatField:
     """The token must set it (no default stands in)."""
     repeats: bool = False
     """A choices list may name the same choice twice (a spell memorised twice)."""
+    items: ItemKind = "int"
+    """What each item of a list field is."""
+    columns: tuple[ItemKind, ...] = ()
+    """What each row of a rows field holds, column by column; for a list field, its
+    fixed shape (a pair of whole numbers), when given."""
 
 
 # --------------------------------------------------------------------------- checking
@@ -155,6 +168,56 @@ def check_value(f: StatField, value: Json) -> str | None:
         return _check_choices(f, value)
     elif f.kind == "table":
         return _check_table(f, value)
+    elif f.kind == "list":
+        return _check_list(f, value)
+    elif f.kind == "rows":
+        return _check_rows(f, value)
+    return None
+
+
+def _fits_item(kind: str, value: Any) -> bool:
+    if kind == "int":
+        return _is_int(value)
+    if kind == "float":
+        return _is_number(value)
+    return isinstance(value, str if kind == "text" else bool)
+
+
+def _check_list(f: StatField, value: Json) -> str | None:
+    numbers = f.items in ("int", "float")
+    bounded = numbers and (f.min is not None or f.max is not None)
+    wanted = f"a list of {_ITEM_WORDS[f.items]}" + \
+        (f" ({_range(f.min, f.max, '')})" if bounded else "")
+    if f.columns:  # a fixed shape: one item per column
+        return _check_row(f, value, f.label)
+    if not isinstance(value, list | tuple):
+        return f"{f.label} must be {wanted}, not {_show(value)}"
+    for v in value:
+        if not _fits_item(f.items, v) or (numbers and not _within(v, f)):
+            return f"{f.label} must be {wanted}, not holding {_show(v)}"
+    return None
+
+
+def _check_rows(f: StatField, value: Json) -> str | None:
+    shape = ", ".join(_COLUMN_WORDS[c] for c in f.columns)
+    n = len(f.columns)
+    if not isinstance(value, list | tuple):
+        return f"{f.label} must be a list of rows of {n} items ({shape}), not {_show(value)}"
+    if not _within(len(value), f):
+        return f"{f.label} must hold {_range(f.min, f.max, '', 'rows')}, not {len(value)}"
+    for i, row in enumerate(value, start=1):
+        problem = _check_row(f, row, f"{f.label} row {i}")
+        if problem:
+            return problem
+    return None
+
+
+def _check_row(f: StatField, row: Json, label: str) -> str | None:
+    shape = ", ".join(_COLUMN_WORDS[c] for c in f.columns)
+    n = len(f.columns)
+    if not isinstance(row, list | tuple) or len(row) != n or not all(
+            _fits_item(c, v) for c, v in zip(f.columns, row, strict=True)):
+        return f"{label} must hold {n} items ({shape}), not {_show(row)}"
     return None
 
 
@@ -278,25 +341,27 @@ class StatBlock:
 # --------------------------------------------------------------------------- reading
 
 
-def fields_of(data: Mapping[str, Any]) -> tuple[StatField, ...]:
-    """The ``[stat_block.<key>]`` tables of a parsed ruleset.toml, in order.
+def fields_of(data: Mapping[str, Any], section: str = "stat_block") -> tuple[StatField, ...]:
+    """The ``[stat_block.<key>]`` tables of a parsed ruleset.toml, in order (or those of
+    another ``section`` written the same way: ``[values.<key>]``).
 
     Raises InputError naming the key at fault when a table does not make sense.
     """
-    block = data.get("stat_block", {})
+    block = data.get(section, {})
     if not isinstance(block, Mapping):
-        raise _bad("stat_block", "must be a table of tables, one per stat")
-    return tuple(_field(data, str(key), spec) for key, spec in block.items())
+        raise _bad(section, "must be a table of tables, one per key")
+    return tuple(_field(data, str(key), spec, section) for key, spec in block.items())
 
 
 def _bad(where: str, message: str) -> InputError:
     return InputError(f"ruleset.toml: {where} {message}")
 
 
-def _field(data: Mapping[str, Any], key: str, spec: Any) -> StatField:
-    where = f"stat_block.{key}"
+def _field(data: Mapping[str, Any], key: str, spec: Any, section: str = "stat_block") \
+        -> StatField:
+    where = f"{section}.{key}"
     if not isinstance(spec, Mapping):
-        raise _bad(where, "must be a table ([stat_block.<key>])")
+        raise _bad(where, f"must be a table ([{section}.<key>])")
     unknown = sorted(set(spec) - set(FIELD_KEYS))
     if unknown:
         raise _bad(f"{where}.{unknown[0]}", f"is not a stat block key (known: "
@@ -314,8 +379,29 @@ def _field(data: Mapping[str, Any], key: str, spec: Any) -> StatField:
     if lo is not None and hi is not None and lo > hi:
         raise _bad(where, f"has min {_num(lo)} above max {_num(hi)}")
     choices = _choices(data, spec, kind, where)
-    draft = StatField(key, label, kind, lo, hi, None, choices, help_text, required, repeats)
+    items, columns = _shape(spec, kind, where)
+    draft = StatField(key, label, kind, lo, hi, None, choices, help_text, required, repeats,
+                      items, columns)
     return replace(draft, default=_default(spec, draft, where))
+
+
+def _shape(spec: Mapping[str, Any], kind: str, where: str) -> tuple[Any, tuple[Any, ...]]:
+    """The ``items`` of a list field and the ``columns`` of a rows field."""
+    if "items" in spec and kind != "list":
+        raise _bad(f"{where}.items", "only applies to a list field")
+    if "columns" in spec and kind not in ("rows", "list"):
+        raise _bad(f"{where}.columns", "only applies to a rows or list field")
+    items = spec.get("items", "int")
+    if items not in ITEM_KINDS:
+        raise _bad(f"{where}.items", f"must be one of {', '.join(ITEM_KINDS)}, not "
+                                     f"{_show(items)}")
+    columns = spec.get("columns", [])
+    if (kind == "rows" or "columns" in spec) and (
+            not isinstance(columns, list) or not columns
+            or not all(c in ITEM_KINDS for c in columns)):
+        raise _bad(f"{where}.columns", f"must list the kind of each column "
+                                       f"({', '.join(ITEM_KINDS)})")
+    return items, tuple(columns)
 
 
 def _text(spec: Mapping[str, Any], name: str, fallback: str, where: str) -> str:
@@ -342,9 +428,9 @@ def _bound(spec: Mapping[str, Any], name: str, kind: str, where: str) -> float |
     if not (_is_int(value) if whole else _is_number(value)):
         raise _bad(f"{where}.{name}", f"must be {'a whole number' if whole else 'a number'}, "
                                       f"not {_show(value)}")
-    if kind in ("text", "choices") and value < 0:
-        raise _bad(f"{where}.{name}", f"counts {'characters' if kind == 'text' else 'names'} "
-                                      "and cannot be negative")
+    if kind in ("text", "choices", "rows") and value < 0:
+        counts = {"text": "characters", "choices": "names", "rows": "rows"}[kind]
+        raise _bad(f"{where}.{name}", f"counts {counts} and cannot be negative")
     result: float = value
     return result
 
@@ -388,15 +474,15 @@ def _implicit_default(f: StatField) -> Json:
             f.max if f.max is not None and f.max < 0 else 0
         return int(base) if f.kind == "int" else float(base)
     return {"text": "", "choice": f.choices[0] if f.choices else "", "choices": (),
-            "bool": False, "table": {}}[f.kind]
+            "bool": False, "table": {}, "list": (), "rows": ()}[f.kind]
 
 
 def _default(spec: Mapping[str, Any], f: StatField, where: str) -> Json:
     if "default" not in spec:
         return _implicit_default(f)
     value = spec["default"]
-    if f.kind == "choices" and isinstance(value, list):
-        value = tuple(value)
+    if f.kind in ("choices", "list", "rows") and isinstance(value, list):
+        value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
     if f.kind == "float" and _is_int(value):
         value = float(value)
     if f.kind == "table" and isinstance(value, Mapping):

@@ -139,6 +139,18 @@ def test_a_turn_with_no_action_strictly_grows_the_pool(rules: Ruleset, con: int,
     assert referee.state.tokens["ana"].values["pool"] == pool + con
 
 
+def test_the_refill_stops_at_the_most_dice_a_pool_holds(rules: Ruleset) -> None:
+    """Issue 33: the pool is capped by ``[values.pool] max`` (README), so a long wait never
+    makes a pool a file refuses or odds that take minutes."""
+    most = int(rules.value_block["pool"].max or 0)
+    state = _started(rules, Token("ana", "Ana", "party", 0, 0, stats={"con": 3}),
+                     Token("brak", "Brak", "foes", 5, 5))
+    referee = Referee(state, rules)
+    referee.execute(SetValue("ana", "pool", most - 1))
+    referee.execute(EndTurn())
+    assert referee.state.tokens["ana"].values["pool"] == most == 100
+
+
 def test_rebuild_on_weapon_change_starts_from_the_new_weapon(rules: Ruleset,
                                                              fight: Build) -> None:
     rebuild = variant(rules, weapon_change={"pool": "rebuild"})

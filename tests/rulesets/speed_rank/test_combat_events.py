@@ -446,3 +446,15 @@ def test_a_close_quarters_pair_the_gm_removed_locks_nobody(registry: Registry) -
     out = run(ref, Act("ana", "choose", detail="ana+cy"))
     assert "Close Quarters: Cy has left the map, so nobody is locked together" in out
     assert "grappled" not in ref.state.tokens["ana"].conditions
+
+
+def test_an_open_slip_choice_reads_back_as_it_was_kept(registry: Registry) -> None:
+    """Issue 33 item 18: the open choice is kept as a saved file holds it, so a saved and
+    reopened encounter is the same encounter (its answers once lists, read back tuples)."""
+    from tacmap.engine.files import storage
+
+    ref, _ = start_with_event(registry, [18, 1, 13])
+    assert ref.state.data["choices"]
+    loaded = storage.loads(storage.encode(ref.state, ref.log), registry)
+    assert loaded.state == ref.state
+    assert [e.events for e in loaded.log] == [e.events for e in ref.log]
