@@ -448,6 +448,13 @@ class Ruleset:
         places a newcomer during combat, or it would never get a turn.
         """
 
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """``token`` was just removed (the GM's Remove): emit the drop of what it declared.
+
+        A ruleset that declares ahead drops the removed token's standing declarations
+        here, with a line for the log, so the round never waits on a token that is gone.
+        """
+
     def hp_set(self, ctx: Resolution, token: Token) -> None:
         """The GM just set ``token``'s hit points: emit the conditions that follow from them.
 

@@ -12,7 +12,7 @@ import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files import storage
-from tacmap.engine.model.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.model.commands import Act, Attack, Move, RemoveToken, StartCombat
 from tacmap.engine.model.state import MapSpec, Token
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import FixedDice
@@ -235,3 +235,15 @@ def test_the_gm_may_reject_a_condition_with_one_click_until_the_next_token_acts(
     assert any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
     ref.execute(Move("brak", ((7, 2),)))  # Brak acts: Ana's condition stands
     assert not any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
+
+
+def test_a_removed_token_s_held_turn_is_dropped_with_a_line(registry: Registry) -> None:
+    """Issue 34 item 4: a declaration whose token is gone is dropped with a log line."""
+    ref = referee(registry)
+    ref.state.tokens["brak"].x = 8
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Act("ana", "hold", detail="I wait until Brak steps into the light."))
+    events = ref.execute(RemoveToken("ana"))
+    assert "Ana's held turn is dropped: removed from the map" in \
+        [e.text(ref.state) for e in events]
+    assert ref.state.schedule.held == ()  # type: ignore[union-attr]
