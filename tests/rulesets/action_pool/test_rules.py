@@ -347,3 +347,12 @@ def test_the_pool_panel_strikes_out_the_successes_an_ability_discards(
     pool = {p.token: p for p in rules.dice_pools(referee.state)}["ana"]
     assert (pool.faces, pool.size) == ((6, 5, 4, 1), 1)
     assert pool.removed == (True, True, False, True)
+
+
+def test_a_fist_attack_is_logged_with_fists_not_a_fists(fight: Build) -> None:
+    """Issue 34 item 11: the log said "with a fists"."""
+    referee = fight(token("ana", "party", 2, 2, weapon="unarmed"), token("brak", "foes", 3, 2))
+    events = referee.execute(Attack("ana", "brak"))
+    rolled = [e.text(referee.state) for e in events if type(e).__name__ == "DiceRolled"]
+    assert rolled and all("attack on Brak with fists (DT" in t for t in rolled[:1])
+    assert not any("a fists" in e.text(referee.state) for e in events)
