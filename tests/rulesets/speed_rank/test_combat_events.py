@@ -406,6 +406,11 @@ def test_weapon_trouble_stuck_in_the_wound(registry: Registry) -> None:
     out = next_round(ref, [4, 4, 2, 1, 19, 6])  # d6 6: a longsword is a slashing weapon
     ana = ref.state.tokens["ana"]
     assert "weapon stuck" in ana.conditions and ana.values["stuck_in"] == "Bo"
+    # Issue 34 item 8: the text counts an attack, hit or miss ("attacked opponent in
+    # melee"), and Ana's missed: the log names no wound.
+    assert not any("wound" in line for line in out)
+    assert any("Ana's longsword is stuck fast in Bo, whom Ana attacked in melee last round"
+               in line for line in out)
     to_phase(ref, "0", "Red")
     with pytest.raises(RuleError, match="Ana's longsword is stuck in Bo: free it first"):
         run(ref, Attack("ana", "bo"))
@@ -425,7 +430,7 @@ def test_weapon_trouble_stuck_rerolls_for_a_blunt_weapon(registry: Registry) -> 
     to_phase(ref, "1", "Blue")
     run(ref, Attack("bo", "ana"), [1])  # Bo's mace is bludgeoning
     out = next_round(ref, [4, 4, 2, 1, 19, 6, 16, 1])
-    assert ("Weapon Trouble cannot occur (Bo did not strike in melee last round with a "
+    assert ("Weapon Trouble cannot occur (Bo did not attack in melee last round with a "
             "slashing or piercing weapon): re-roll") in out
 
 
