@@ -586,6 +586,11 @@ class SixPhase(Ruleset):
                 self._avoid(ctx, token, enemy, f"{what} next to {enemy.name}")
 
     def _avoid(self, ctx: Resolution, token: Token, enemy: Token, why: str) -> None:
+        fleeing = self.data.morale.condition
+        if fleeing in enemy.conditions:
+            # A fleeing monster "makes no attacks" (README): an opportunity attack is one.
+            ctx.emit(Said(f"{enemy.name} is {fleeing} and makes no opportunity attack", token.id))
+            return
         margin = self.dex_check(ctx, token, enemy, why)
         if margin >= 0:
             ctx.emit(Said(f"{token.name} avoids {enemy.name}'s opportunity attack", token.id))

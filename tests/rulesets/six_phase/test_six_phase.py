@@ -134,3 +134,23 @@ def test_a_shove_push_is_logged_without_a_zero_cost(registry: Registry) -> None:
     said = next(i for i, t in enumerate(lines) if t.startswith("Ana shoves Brak"))
     assert lines[said + 1] == "Brak moves (3,2) → (4,2)"
     assert not any(t.endswith(", 0 ft") for t in lines)
+
+
+def test_a_fleeing_monster_makes_no_opportunity_attack(registry: Registry) -> None:
+    """Issue 34 item 9: "makes no attacks" (README) holds for opportunity attacks too."""
+    rules = registry.get("six_phase")
+    state = rules.new_encounter("flee")
+    state.map = MapSpec(10, 6)
+    state.tokens = {
+        "ana": Token("ana", "Ana", "party", 2, 2, stats={"dex": 20}),
+        "brak": Token("brak", "Brak", "foes", 3, 2, conditions=("fleeing",),
+                      stats={"kind": "monster", "weapon": "spear"}),
+    }
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    referee.execute(Move("ana", ((0, 2),)))
+    events = referee.execute(EndTurn("brak"))
+    lines = [e.text(referee.state) for e in events]
+    assert "Brak is fleeing and makes no opportunity attack" in lines
+    assert not any("leaving the melee" in t or "hits Ana" in t for t in lines)
+    assert referee.state.tokens["ana"].hp == referee.state.tokens["ana"].max_hp
