@@ -428,7 +428,10 @@ class Opposed(TurnRuleset[Data]):
         self.settle(ctx, token, hit=True)
 
     def hp_set(self, ctx: Resolution, token: Token) -> None:
-        self.settle(ctx, token)
+        """GM damage moves Health along the road a blow does (the same damage, the same
+        state); Set HP and GM healing set the state Health calls for at once."""
+        self.settle(ctx, token, hit=bool(ctx.events) and ctx.events[-1] == HpChanged(
+            token.id, ctx.hp_before(token), token.hp, "GM damage"))
 
     def settle(self, ctx: Resolution, token: Token, hit: bool = False) -> None:
         """Set the health condition Health calls for (after a hit: at most the next state)."""
