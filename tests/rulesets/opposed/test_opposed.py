@@ -12,7 +12,16 @@ import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files import storage
-from tacmap.engine.model.commands import Act, AdjustHp, Attack, Move, RemoveToken, StartCombat
+from tacmap.engine.model.commands import (
+    Act,
+    AdjustHp,
+    Attack,
+    EndTurn,
+    Move,
+    RemoveToken,
+    SetCondition,
+    StartCombat,
+)
 from tacmap.engine.model.state import MapSpec, Token
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import FixedDice
@@ -280,3 +289,20 @@ def test_gm_damage_leads_to_the_state_a_blow_of_the_same_damage_does(
     by_blow, by_gm = _blow_and_gm_damage(registry, hp, conditions, amount)
     assert by_blow.hp == by_gm.hp == hp - amount
     assert by_gm.conditions == by_blow.conditions == (want,)
+
+
+def test_previewing_end_turn_keeps_a_condition_the_gm_added(registry: Registry) -> None:
+    """Issue 34 item 5: falling and incapacitated (the GM's menu): a preview of End turn
+    took "incapacitated" away, and so did undoing a real End turn."""
+    ref = referee(registry)
+    ref.execute(StartCombat(("brak", "ana")))
+    ref.execute(AdjustHp("ana", -20))  # falling at 0
+    ref.execute(SetCondition("ana", "incapacitated", True))
+    assert ref.state.tokens["ana"].conditions == ("falling", "incapacitated")
+    before = storage.encode(ref.state, ref.log)
+    assert ref.preview(EndTurn()).legal
+    assert storage.encode(ref.state, ref.log) == before
+    ref.execute(EndTurn())  # Ana's turn starts: falling, not healed, becomes incapacitated
+    assert ref.state.tokens["ana"].conditions == ("incapacitated",)
+    ref.undo()
+    assert storage.encode(ref.state, ref.log) == before
