@@ -303,6 +303,7 @@ def test_previewing_end_turn_keeps_a_condition_the_gm_added(registry: Registry) 
     assert ref.preview(EndTurn()).legal
     assert storage.encode(ref.state, ref.log) == before
     ref.execute(EndTurn())  # Ana's turn starts: falling, not healed, becomes incapacitated
-    assert ref.state.tokens["ana"].conditions == ("incapacitated",)
+    ana = ref.state.tokens["ana"]
+    assert ana.conditions == ("incapacitated",)
     ref.undo()
     assert storage.encode(ref.state, ref.log) == before
