@@ -12,7 +12,16 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from tacmap.engine.model.commands import Act, Attack, EndTurn, Move, RemoveToken, StartCombat
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import (
+    Act,
+    Attack,
+    EndTurn,
+    Move,
+    RemoveToken,
+    SetValue,
+    StartCombat,
+)
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.state import Token, Wall
 from tacmap.engine.play.referee import Referee
@@ -451,3 +460,14 @@ def test_a_close_quarters_pair_the_gm_removed_locks_nobody(registry: Registry) -
     out = run(ref, Act("ana", "choose", detail="ana+cy"))
     assert "Close Quarters: Cy has left the map, so nobody is locked together" in out
     assert "grappled" not in ref.state.tokens["ana"].conditions
+
+
+def test_previewing_pick_up_leaves_the_saved_bytes_alone(registry: Registry) -> None:
+    """Issue 34 item 6: the preview put the token's values back in another order."""
+    ref, _ = start_with_event(registry, [8, 2, 1])  # Bo drops his mace
+    to_phase(ref, "1", "Blue")
+    ref.execute(SetValue("bo", "mark", 1))  # a value set after "dropped"
+    assert list(ref.state.tokens["bo"].values)[-1] == "mark"
+    before = storage.encode(ref.state, ref.log)
+    assert ref.preview(Act("bo", "pick_up")).legal
+    assert storage.encode(ref.state, ref.log) == before
