@@ -9,6 +9,7 @@ must not move.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 
@@ -16,8 +17,9 @@ import pytest
 
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
-from tacmap.engine.model.commands import AdjustHp, EndTurn, SetCondition
+from tacmap.engine.model.commands import AdjustHp, Command, EndTurn, SetCondition
 from tacmap.engine.model.errors import RuleError
+from tacmap.engine.model.events import ConditionChanged
 from tacmap.engine.play.autoplay import Driver, EveryOption
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry
@@ -31,18 +33,23 @@ CONDITIONS = ("falling", "incapacitated", "unconscious", "prone", "stunned", "fl
 
 
 def gm_edits(referee: Referee, rng: random.Random) -> None:
-    """A few of the GM's token-menu edits: conditions ticked on top of what a token has,
-    and damage; one the referee refuses changes nothing and is skipped."""
-    ids = sorted(referee.state.tokens)
-    for _ in range(4):
-        tid = rng.choice(ids)
-        try:
-            if rng.random() < 0.25:
-                referee.execute(AdjustHp(tid, -rng.randint(1, 12)))
-            else:
-                referee.execute(SetCondition(tid, rng.choice(CONDITIONS), True))
-        except RuleError:
-            pass
+    """The GM's token-menu edits on about half the tokens: damage to 0 HP or below, and
+    conditions ticked on top of what a token has (those the log has seen first, as the
+    menu lists them); one the referee refuses changes nothing and is skipped."""
+    seen = sorted({e.condition for entry in referee.log for e in entry.events
+                   if isinstance(e, ConditionChanged)})
+    for tid in sorted(referee.state.tokens):
+        token = referee.state.tokens[tid]
+        edits: list[Command] = []
+        if rng.random() < 0.3:
+            edits.append(AdjustHp(tid, -max(1, token.hp + rng.randint(0, 8))))
+        if rng.random() < 0.6:
+            for _ in range(rng.randint(1, 2)):
+                names = seen if seen and rng.random() < 0.6 else CONDITIONS
+                edits.append(SetCondition(tid, rng.choice(names), True))
+        for cmd in edits:
+            with contextlib.suppress(RuleError):
+                referee.execute(cmd)
 
 
 def preview_everything(referee: Referee, driver: Driver) -> int:
