@@ -320,6 +320,15 @@ class Opposed(TurnRuleset[Data]):
                                              f"{self.who(state, turns.current)}'s turn"))
         self.start_turn(ctx, turns.current or "")
 
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """A removed token's held turn is dropped with it, with a line for the log."""
+        turns = ctx.state.schedule
+        if isinstance(turns, Turns) and turns.condition_of(token.id) is not None:
+            kept = tuple(h for h in turns.held if h[0] != token.id)
+            pending = "" if turns.pending == token.id else turns.pending
+            ctx.emit(ScheduleChanged(turns, replace(turns, held=kept, pending=pending),
+                                     f"{token.name}'s held turn is dropped: removed from the map"))
+
     def joined(self, ctx: Resolution, token: Token) -> None:
         """A newcomer takes the last place in the order (after the surprise round: it rolls)."""
         if not self.in_combat(ctx.state):
@@ -419,7 +428,10 @@ class Opposed(TurnRuleset[Data]):
         self.settle(ctx, token, hit=True)
 
     def hp_set(self, ctx: Resolution, token: Token) -> None:
-        self.settle(ctx, token)
+        """GM damage moves Health along the road a blow does (the same damage, the same
+        state); Set HP and GM healing set the state Health calls for at once."""
+        self.settle(ctx, token, hit=bool(ctx.events) and ctx.events[-1] == HpChanged(
+            token.id, ctx.hp_before(token), token.hp, "GM damage"))
 
     def settle(self, ctx: Resolution, token: Token, hit: bool = False) -> None:
         """Set the health condition Health calls for (after a hit: at most the next state)."""

@@ -144,6 +144,16 @@ class Reflex(Ruleset):
         self.set_round(ctx, replace(rnd, order=order), f"{why}; {self._next(ctx.state, order)}")
         self._settle(ctx)
 
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """A removed token leaves the RFX order, and its declaration is dropped with a line."""
+        rnd = ctx.state.schedule
+        if not isinstance(rnd, Round):
+            return
+        plan = rnd.plan(token.id)
+        dropped = f": its declaration is dropped ({plan.words})" \
+            if plan is not None and token.id not in rnd.order.acted else ""
+        self.leave(ctx, token, f"{token.name} is removed from the map{dropped}")
+
     def _settle(self, ctx: Resolution) -> None:
         """After a change of the order: roll the pools once everyone has declared, and
         begin the next round once everyone has acted."""

@@ -271,6 +271,7 @@ class SixPhase(Ruleset):
                 rnd = self._declare_morale(ctx, rnd)
             elif rnd.index == SPELLS:
                 rnd = self._declare_spells(ctx, rnd)
+            rnd = self.drop_gone(ctx, rnd)
             if rnd.index == DECLARE_SPELLS:
                 # Declared now, cast in phase 5: "A spell declared in phase 1 resolves in 5".
                 said = tuple(Done(DECLARE_SPELLS, p.who, f"declared: {p.label}", ())
@@ -279,6 +280,37 @@ class SixPhase(Ruleset):
             elif rnd.plans:
                 rnd = self.resolve_phase(ctx, rnd)
             self._next_phase(ctx, rnd)
+
+    def drop_gone(self, ctx: Resolution, rnd: Round, removed: Token | None = None) -> Round:
+        """Declarations of a token gone from the map or out of the fight are dropped, each
+        with its line: nobody rolls or resolves for it, and the round never waits on it."""
+        state = ctx.state
+
+        def why(who: str) -> str:
+            token = state.tokens.get(who)
+            return "no longer on the map" if token is None else \
+                "out of the fight" if self.out_of_fight(token) else ""
+
+        gone = {p.who for p in (*rnd.plans, *rnd.spells) if why(p.who)}
+        if not gone or rnd.phases.step != "declare":
+            return rnd
+        notes: dict[tuple[str, str], str] = {}
+        for p in (*rnd.plans, *rnd.spells):
+            if p.who in gone:
+                token = state.tokens.get(p.who) or removed
+                name = token.name if token is not None else p.who
+                notes[p.who, p.label] = \
+                    f"{name}'s declaration is dropped ({p.label}): {name} is {why(p.who)}"
+        phases = replace(rnd.phases, entries=tuple(e for e in rnd.phases.entries
+                                                    if e.who not in gone))
+        new = replace(rnd, phases=phases, plans=tuple(p for p in rnd.plans if p.who not in gone),
+                      spells=tuple(p for p in rnd.spells if p.who not in gone))
+        return self.set_round(ctx, new, "; ".join(notes.values()))
+
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """A removed token's declarations are dropped with the removal (undo brings both back)."""
+        if isinstance(ctx.state.schedule, Round):
+            self.drop_gone(ctx, ctx.state.schedule, token)
 
     def _declare_morale(self, ctx: Resolution, rnd: Round) -> Round:
         m = self.data.morale
@@ -554,6 +586,11 @@ class SixPhase(Ruleset):
                 self._avoid(ctx, token, enemy, f"{what} next to {enemy.name}")
 
     def _avoid(self, ctx: Resolution, token: Token, enemy: Token, why: str) -> None:
+        fleeing = self.data.morale.condition
+        if fleeing in enemy.conditions:
+            # A fleeing monster "makes no attacks" (README): an opportunity attack is one.
+            ctx.emit(Said(f"{enemy.name} is {fleeing} and makes no opportunity attack", token.id))
+            return
         margin = self.dex_check(ctx, token, enemy, why)
         if margin >= 0:
             ctx.emit(Said(f"{token.name} avoids {enemy.name}'s opportunity attack", token.id))

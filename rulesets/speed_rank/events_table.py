@@ -575,13 +575,16 @@ def weapon_trouble(rules: Rules, ctx: Resolution, row: TableRow) -> str | None:
     hits = [a for a in rnd.last_attacks if a[0] == who.id and a[3] and a[1] == w.key
             and w.kind in p.stuck_kinds]
     if not hits:
-        return (f"{who.name} did not strike in melee last round with a slashing or piercing "
+        return (f"{who.name} did not attack in melee last round with a slashing or piercing "
                 "weapon")
     victim = state.tokens.get(hits[-1][2])
     where = victim.name if victim else hits[-1][2]
+    # "If character attacked opponent in melee": an attack counts, hit or miss, so the
+    # log names the foe, not a wound there may not be.
     ctx.emit(ValueChanged(who.id, "stuck_in", who.values.get("stuck_in"), where,
-                          f"{row.name}: the {w.name} is stuck in the wound; freeing it takes "
-                          "a move action and an Advanced Strength Feat"))
+                          f"{row.name}: {who.name}'s {w.name} is stuck fast in {where}, whom "
+                          f"{who.name} attacked in melee last round; freeing it takes a move "
+                          "action and an Advanced Strength Feat"))
     rules.condition(ctx, who, "weapon stuck")
     return None
 

@@ -755,7 +755,15 @@ class SpeedRank(Ruleset):
                    and (a.round > rnd.timeline.round or phase_index(a.end) >= rnd.phase_i)
                    for a in rnd.timeline.actions)
 
-    def drop_plan(self, ctx: Resolution, actor: str, label: str, why: str) -> None:
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """A removed token's sprints and spells under way leave the timeline, each with a line."""
+        rnd = ctx.state.schedule
+        for plan in rnd.plans if isinstance(rnd, Round) else ():
+            if plan.actor == token.id:
+                self.drop_plan(ctx, token.id, plan.label, "removed from the map", token.name)
+
+    def drop_plan(self, ctx: Resolution, actor: str, label: str, why: str,
+                  name: str = "") -> None:
         """Take a sprint or spell off the timeline."""
         rnd = self.round_of(ctx.state)
         plan = rnd.plan(actor, label)
@@ -766,7 +774,7 @@ class SpeedRank(Ruleset):
                       plans=tuple(p for p in rnd.plans if (p.actor, p.label) != (actor, label)),
                       pending=tuple(p for p in rnd.pending if p != (actor, label)))
         token = ctx.state.tokens.get(actor)
-        self.set_round(ctx, new, f"{token.name if token else actor}'s {label} ends: {why}")
+        self.set_round(ctx, new, f"{token.name if token else name or actor}'s {label} ends: {why}")
 
     # ------------------------------------------------------------------ rolls
 

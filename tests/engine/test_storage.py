@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from tacmap.engine.files import storage
@@ -173,12 +174,28 @@ def test_a_version_1_file_reads_and_writes_back_byte_for_byte(registry: Registry
     raw = (Path(__file__).parents[1] / "fixtures" / "files" / f"{name}.tacmap").read_bytes()
     loaded = storage.loads(raw, registry)
     written = storage.encode(loaded.state, loaded.log, loaded.images)
-    # Written back with the fields added since (door kinds, fog: off), nothing else.
+    # Written back with the fields added since (door kinds, fog: off) and each token's
+    # stats and values in key order (issue 34: the same state, the same bytes), nothing else.
     added = (b',"kind":"wall","open":false', b',"fog":{"type":"fog","enabled":false,'
              b'"explored":[],"revealed":[],"hidden":[],"sight":null}')
     for field in added:
         written = written.replace(field, b"")
-    assert written == raw
+    doc = msgspec.json.decode(raw)
+    for token in doc["encounter"]["tokens"]:
+        for key in ("stats", "values"):
+            if key in token:
+                token[key] = _keys_sorted(token[key])
+    assert written == msgspec.json.encode(doc)
+    assert msgspec.json.decode(written) == msgspec.json.decode(raw)
+
+
+def _keys_sorted(value: Any) -> Any:
+    """``value`` with every dict's keys in order, as the file writes a token's tables."""
+    if isinstance(value, dict):
+        return {k: _keys_sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_keys_sorted(v) for v in value]
+    return value
 
 
 def test_a_file_saved_with_a_byte_order_mark_opens(tmp_path: Path, registry: Registry) -> None:
@@ -242,3 +259,15 @@ def test_check_refuses_a_log_that_does_not_fit_the_map(tmp_path: Path,
     good = tmp_path / "ok"
     good.mkdir()
     storage.verify(storage.load(saved(good, registry), registry))
+
+
+def test_equal_states_save_to_the_same_bytes_whatever_order_values_were_set_in(
+        registry: Registry) -> None:
+    """Issue 34 item 6: a preview that took a value away and put it back moved it last."""
+    one, other = skirmish_referee(registry).state, skirmish_referee(registry).state
+    tid = next(iter(one.tokens))
+    one.tokens[tid].values = {"pool": 7, "weapon": "club", "notches": {"b": 1, "a": 2}}
+    other.tokens[tid].values = {"notches": {"a": 2, "b": 1}, "weapon": "club", "pool": 7}
+    assert one == other
+    assert storage.encode(one, []) == storage.encode(other, [])
+

@@ -305,3 +305,26 @@ def test_walls_drawn_twice_or_in_overlapping_pieces_hide_the_same(
     plain = vision.Sight(Walls(walls), 20, 10).of((x, y, 1, None))
     doubled = vision.Sight(Walls(walls + tuple(again)), 20, 10).of((x, y, 1, None))
     assert plain.symmetric_difference(doubled).area < 1e-6
+
+
+def test_the_same_area_is_saved_the_same_way_whatever_vertex_it_starts_at() -> None:
+    """Issue 34 item 6: a fog reveal started at another vertex depending on what ran before."""
+    square = [(1, 1), (4, 1), (4, 4), (1, 4)]
+    other = [(7, 7), (9, 7), (9, 9), (7, 9)]
+    shapes = [shapely.MultiPolygon([shapely.Polygon(square[i:] + square[:i]),
+                                    shapely.Polygon(other[j:] + other[:j])][::k])
+              for i in range(4) for j in range(2) for k in (1, -1)]
+    areas = {vision.to_area(s) for s in shapes}
+    assert len(areas) == 1
+    assert vision.area_shape(next(iter(areas))).equals(shapes[0])
+
+
+def test_reveals_made_in_either_order_save_to_the_same_bytes(registry: Registry) -> None:
+    saved = set()
+    for order in (1, -1):
+        referee = fogged(registry)
+        for points in [((8, 6), (11, 6), (11, 9), (8, 9)), ((9, 7), (12, 7), (12, 10), (9, 10)),
+                       ((0, 8), (2, 8), (2, 10), (0, 10))][::order]:
+            referee.execute(EditFog(points, reveal=True))
+        saved.add(storage.encode(referee.state, []))
+    assert len(saved) == 1

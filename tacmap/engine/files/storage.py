@@ -186,10 +186,18 @@ def _why(err: Exception) -> str:
     return str(err)
 
 
+#: Encodes as ``records.encode`` does, with every dict's keys sorted (struct fields keep
+#: their order).
+_SORTED_KEYS = msgspec.json.Encoder(order="deterministic")
+
+
 def encode(state: Encounter, log: list[Entry], images: str = "images") -> bytes:
     """The file's bytes (compact JSON: large logs stay small and fast to read)."""
     body = {"type": records.tag_of(Encounter), **msgspec.structs.asdict(state)}
-    body["tokens"] = list(state.tokens.values())
+    # A token's stats and values with their keys sorted: the order a key was set in is
+    # history (a preview that took a value off and put it back moved it last), and the
+    # same state is saved to the same bytes.
+    body["tokens"] = msgspec.Raw(_SORTED_KEYS.encode(list(state.tokens.values())))
     if not state.templates:
         del body["templates"]  # files from before templates keep their bytes
     if not state.map_extras:

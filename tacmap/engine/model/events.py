@@ -97,8 +97,10 @@ class TokenMoved(Event, frozen=True, tag="token_moved"):
 
     def text(self, state: Encounter) -> str:
         (x0, y0), (x1, y1) = self.path[0], self.path[-1]
-        cost = units_of(state.ruleset).of(self.cost)
-        return f"{_name(state, self.token)} moves ({x0},{y0}) → ({x1},{y1}), {cost}"
+        moved = f"{_name(state, self.token)} moves ({x0},{y0}) → ({x1},{y1})"
+        # A push or a GM's free move spends no movement: "0 ft" after "1 square (5 ft)"
+        # read as if the token had not moved.
+        return f"{moved}, {units_of(state.ruleset).of(self.cost)}" if self.cost else moved
 
 
 class LeftReach(Event, frozen=True, tag="left_reach"):

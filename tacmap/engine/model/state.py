@@ -39,6 +39,22 @@ WALL_KINDS = ("wall", "door", "window")
 Ring = Annotated[tuple[tuple[Float, Float], ...], msgspec.Meta(max_length=200_000)]
 #: An area on the map: polygons, each an outer ring then its holes.
 Area = Annotated[tuple[Annotated[tuple[Ring, ...], LONG], ...], LONG]
+
+
+def canonical_area(area: Area) -> Area:
+    """``area`` in one form: each ring from its lowest point, holes and polygons sorted.
+
+    A union or difference hands back the same area from another vertex, depending on
+    what ran before; saved in this form, the same area is the same bytes.
+    """
+    def ring(points: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+        start = min(range(len(points)), key=points.__getitem__, default=0)
+        return (*points[start:], *points[:start])
+
+    return tuple(sorted((ring(p[0]), *sorted(ring(h) for h in p[1:])) if p else p
+                        for p in area))
+
+
 #: A table of free-form values: a token's stats or values, the ruleset's data.
 JsonTable = Annotated[dict[Text, Json], msgspec.Meta(max_length=MAX_KEYS)]
 

@@ -15,7 +15,11 @@ def plural(n: int, word: str, many: str = "") -> str:
 
 
 def article(noun: str) -> str:
-    """``"a dagger"``, ``"an axe"`` (by the first letter, which is enough for weapon names)."""
+    """``"a dagger"``, ``"an axe"``, ``"fists"`` (by the first letter, which is enough for
+    weapon names; a plural name such as ``fists`` or ``claws`` takes none)."""
+    word = noun.rsplit(" ", 1)[-1].lower()
+    if word.endswith("s") and not word.endswith(("ss", "us")):
+        return noun
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 

@@ -39,7 +39,7 @@ def resolve_gm_tool(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> bool:
     elif isinstance(cmd, MoveGroup):
         _move_group(ctx, cmd, ruleset)
     elif isinstance(cmd, RemoveTokens):
-        _remove_tokens(ctx, cmd)
+        _remove_tokens(ctx, cmd, ruleset)
     else:
         return False
     return True
@@ -167,7 +167,7 @@ def _with(state: Encounter, tokens: list[Token]) -> Encounter:
     return view
 
 
-def _remove_tokens(ctx: Resolution, cmd: RemoveTokens) -> None:
+def _remove_tokens(ctx: Resolution, cmd: RemoveTokens, ruleset: Ruleset) -> None:
     state = ctx.state
     if not cmd.tokens:
         raise RuleError("nothing to remove")
@@ -176,6 +176,7 @@ def _remove_tokens(ctx: Resolution, cmd: RemoveTokens) -> None:
     for tid in cmd.tokens:
         token = state.token(tid)
         ctx.emit(TokenRemoved(copy.deepcopy(token), list(state.tokens).index(token.id)))
+        ruleset.left(ctx, token)
 
 
 def next_names(state: Encounter, base: str, count: int) -> list[str]:

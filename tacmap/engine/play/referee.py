@@ -368,6 +368,7 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         token = state.token(cmd.token)
         index = list(state.tokens).index(token.id)
         ctx.emit(TokenRemoved(copy.deepcopy(token), index))
+        ruleset.left(ctx, token)
     else:
         # Reorder and any ruleset-specific override go to the rules, which own the schedule.
         ruleset.resolve(ctx, cmd)

@@ -30,7 +30,13 @@ import msgspec
 from tacmap.engine.model.commands import Command, Move
 from tacmap.engine.model.convert import Invalid, convert, shown
 from tacmap.engine.model.errors import InputError, RuleError
-from tacmap.engine.model.events import DiceRolled, Event, HpChanged
+from tacmap.engine.model.events import (
+    ConditionChanged,
+    DiceRolled,
+    Event,
+    HpChanged,
+    condition_change,
+)
 from tacmap.engine.model.records import Json
 from tacmap.engine.model.state import (
     DIAGONAL_RULES,
@@ -202,7 +208,19 @@ class Resolution:
         self.events: list[Event] = []
 
     def emit(self, event: Event) -> None:
-        """Apply ``event`` to the state and record it."""
+        """Apply ``event`` to the state and record it.
+
+        A condition gained that the token has, or lost that it lacks, changes nothing
+        and is not recorded: its undo (a preview's rollback too) would take away or add
+        what was there before. A condition lost records where it stood, for undo.
+        """
+        if isinstance(event, ConditionChanged):
+            token = self.state.tokens.get(event.token)
+            if token is not None:
+                if (event.condition in token.conditions) == event.gained:
+                    return
+                if not event.gained and event.index < 0:
+                    event = condition_change(token, event.condition, False)
         event.apply(self.state)
         self.events.append(event)
 
@@ -471,6 +489,13 @@ class Ruleset:
 
         Before combat nothing is needed; a ruleset whose turn order lists tokens
         places a newcomer during combat, or it would never get a turn.
+        """
+
+    def left(self, ctx: Resolution, token: Token) -> None:
+        """``token`` was just removed (the GM's Remove): emit the drop of what it declared.
+
+        A ruleset that declares ahead drops the removed token's standing declarations
+        here, with a line for the log, so the round never waits on a token that is gone.
         """
 
     def hp_set(self, ctx: Resolution, token: Token) -> None:

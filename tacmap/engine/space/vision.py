@@ -36,6 +36,7 @@ from tacmap.engine.model.state import (
     OutOfFight,
     Ring,
     Token,
+    canonical_area,
     marked_dead,
     party_side,
 )
@@ -520,7 +521,9 @@ def to_area(geom: BaseGeometry) -> Area:
                 else poly
             out.append((_ring(shell.exterior.coords),
                         *(_ring(h.coords) for h in shell.interiors)))
-    return tuple(out)
+    # A union or difference starts its rings wherever its history left them: saved in one
+    # form, the same area is the same state and the same bytes.
+    return canonical_area(tuple(out))
 
 
 def _ring(coords: Iterable[tuple[float, float]]) -> Ring:

@@ -375,3 +375,12 @@ def test_a_token_removed_mid_fight_leaves_the_turn_order(fight: Build, rules: Ru
     referee.undo()
     order = rules.turn_order(referee.state)
     assert order is not None and [r.name for r in order.rows] == ["Ana", "Brak", "Brak_2"]
+
+
+def test_a_fist_attack_is_logged_with_fists_not_a_fists(fight: Build) -> None:
+    """Issue 34 item 11: the log said "with a fists"."""
+    referee = fight(token("ana", "party", 2, 2, weapon="unarmed"), token("brak", "foes", 3, 2))
+    events = referee.execute(Attack("ana", "brak"))
+    rolled = [e.text(referee.state) for e in events if type(e).__name__ == "DiceRolled"]
+    assert rolled and all("attack on Brak with fists (DT" in t for t in rolled[:1])
+    assert not any("a fists" in e.text(referee.state) for e in events)

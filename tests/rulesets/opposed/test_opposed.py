@@ -12,12 +12,21 @@ import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files import storage
-from tacmap.engine.model.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.model.commands import (
+    Act,
+    AdjustHp,
+    Attack,
+    EndTurn,
+    Move,
+    RemoveToken,
+    SetCondition,
+    StartCombat,
+)
 from tacmap.engine.model.state import MapSpec, Token
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import FixedDice
 from tacmap.engine.rules.options import command_for
-from tacmap.engine.rules.ruleset import Registry
+from tacmap.engine.rules.ruleset import Registry, Resolution
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
@@ -235,3 +244,66 @@ def test_the_gm_may_reject_a_condition_with_one_click_until_the_next_token_acts(
     assert any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
     ref.execute(Move("brak", ((7, 2),)))  # Brak acts: Ana's condition stands
     assert not any(o.key == "reject_hold" for o in ref.ruleset.actions_for(ref.state, "brak"))
+
+
+def test_a_removed_token_s_held_turn_is_dropped_with_a_line(registry: Registry) -> None:
+    """Issue 34 item 4: a declaration whose token is gone is dropped with a log line."""
+    ref = referee(registry)
+    ref.state.tokens["brak"].x = 8
+    ref.execute(StartCombat(("ana", "brak")))
+    ref.execute(Act("ana", "hold", detail="I wait until Brak steps into the light."))
+    events = ref.execute(RemoveToken("ana"))
+    assert "Ana's held turn is dropped: removed from the map" in \
+        [e.text(ref.state) for e in events]
+    assert ref.state.schedule.held == ()  # type: ignore[union-attr]
+
+
+def _blow_and_gm_damage(registry: Registry, hp: int, conditions: tuple[str, ...],
+                        amount: int) -> tuple[Token, Token]:
+    """Ana (Vigor 14) after ``amount`` damage from a blow, and after the same from the GM."""
+    out = []
+    for gm in (False, True):
+        ref = referee(registry, ana={"vigor": 14})
+        ref.state.tokens["ana"].hp = hp
+        ref.state.tokens["ana"].conditions = conditions
+        ref.execute(StartCombat(("brak", "ana")))
+        if gm:
+            ref.execute(AdjustHp("ana", -amount))
+        else:
+            ctx = Resolution(ref.state, FixedDice([]))
+            ref.ruleset.harm(ctx, ref.state.tokens["ana"], amount, "Brak's blow")  # type: ignore[attr-defined]
+        out.append(ref.state.tokens["ana"])
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize(("hp", "conditions", "amount", "want"), [
+    (20, (), 30, "falling"),  # healthy to −10: falls, not straight to unconscious
+    (-1, ("falling",), 14, "falling"),  # falling to −15: still falling, not dead
+    (-1, ("incapacitated",), 7, "unconscious"),
+    (-8, ("unconscious",), 6, "dead"),
+])
+def test_gm_damage_leads_to_the_state_a_blow_of_the_same_damage_does(
+        registry: Registry, hp: int, conditions: tuple[str, ...], amount: int,
+        want: str) -> None:
+    """Issue 34 item 10: "the same damage leads to the same state whatever dealt it"."""
+    by_blow, by_gm = _blow_and_gm_damage(registry, hp, conditions, amount)
+    assert by_blow.hp == by_gm.hp == hp - amount
+    assert by_gm.conditions == by_blow.conditions == (want,)
+
+
+def test_previewing_end_turn_keeps_a_condition_the_gm_added(registry: Registry) -> None:
+    """Issue 34 item 5: falling and incapacitated (the GM's menu): a preview of End turn
+    took "incapacitated" away, and so did undoing a real End turn."""
+    ref = referee(registry)
+    ref.execute(StartCombat(("brak", "ana")))
+    ref.execute(AdjustHp("ana", -20))  # falling at 0
+    ref.execute(SetCondition("ana", "incapacitated", True))
+    assert ref.state.tokens["ana"].conditions == ("falling", "incapacitated")
+    before = storage.encode(ref.state, ref.log)
+    assert ref.preview(EndTurn()).legal
+    assert storage.encode(ref.state, ref.log) == before
+    ref.execute(EndTurn())  # Ana's turn starts: falling, not healed, becomes incapacitated
+    ana = ref.state.tokens["ana"]
+    assert ana.conditions == ("incapacitated",)
+    ref.undo()
+    assert storage.encode(ref.state, ref.log) == before

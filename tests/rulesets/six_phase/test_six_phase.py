@@ -10,6 +10,7 @@ from tacmap.cli import main
 from tacmap.engine.model.commands import Act, EndTurn, Move, StartCombat
 from tacmap.engine.model.state import MapSpec, Token
 from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.dice import FixedDice
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui.map.drag import describe_cost
 
@@ -122,3 +123,34 @@ def test_the_shove_odds_card_says_feet_and_the_self_hit(registry: Registry) -> N
     assert "away: the margin in feet, in whole 5-foot squares (a margin under 5 moves Brak " \
            "nowhere)" in notes
     assert "failing: Ana is hit for 10 minus the d20, if above 0" in notes
+
+
+def test_a_shove_push_is_logged_without_a_zero_cost(registry: Registry) -> None:
+    """Issue 34 item 7: "1 square (5 ft)" was followed by "Brak moves …, 0 ft"."""
+    referee = melee_phase(registry)
+    referee.execute(Act("ana", "shove", "brak", "away"))
+    events = referee.execute(EndTurn("brak"), FixedDice([20]))
+    lines = [e.text(referee.state) for e in events]
+    said = next(i for i, t in enumerate(lines) if t.startswith("Ana shoves Brak"))
+    assert lines[said + 1] == "Brak moves (3,2) → (4,2)"
+    assert not any(t.endswith(", 0 ft") for t in lines)
+
+
+def test_a_fleeing_monster_makes_no_opportunity_attack(registry: Registry) -> None:
+    """Issue 34 item 9: "makes no attacks" (README) holds for opportunity attacks too."""
+    rules = registry.get("six_phase")
+    state = rules.new_encounter("flee")
+    state.map = MapSpec(10, 6)
+    state.tokens = {
+        "ana": Token("ana", "Ana", "party", 2, 2, stats={"dex": 20}),
+        "brak": Token("brak", "Brak", "foes", 3, 2, conditions=("fleeing",),
+                      stats={"kind": "monster", "weapon": "spear"}),
+    }
+    referee = Referee(state, rules)
+    referee.execute(StartCombat())
+    referee.execute(Move("ana", ((0, 2),)))
+    events = referee.execute(EndTurn("brak"))
+    lines = [e.text(referee.state) for e in events]
+    assert "Brak is fleeing and makes no opportunity attack" in lines
+    assert not any("leaving the melee" in t or "hits Ana" in t for t in lines)
+    assert referee.state.tokens["ana"].hp == referee.state.tokens["ana"].max_hp

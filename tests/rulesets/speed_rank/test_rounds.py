@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from tacmap.engine.files import storage
-from tacmap.engine.model.commands import Act, AddToken, Attack, EndTurn, Move, Reorder, StartCombat
+from tacmap.engine.model.commands import (
+    Act,
+    AddToken,
+    Attack,
+    EndTurn,
+    Move,
+    RemoveToken,
+    Reorder,
+    StartCombat,
+)
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.state import Template, Token
 from tacmap.engine.play.referee import replay
@@ -291,3 +300,16 @@ def test_the_turn_order_shows_the_phase_each_attack_really_takes(registry: Regis
     assert detail["slow"].startswith("base speed 2, attacks with the crossbow from phase F;")
     assert detail["quick"].startswith("base speed -1, attacks with the dagger from phase -1;")
     assert "crossbow 6" not in detail["slow"] and "dagger -3" not in detail["quick"]
+
+
+def test_a_removed_caster_takes_the_spell_off_the_timeline(registry: Registry) -> None:
+    """Issue 34 item 4: a declaration whose token is gone is dropped with a log line."""
+    ref = referee(registry, party())
+    run(ref, StartCombat(), [3, 4, 6])
+    run(ref, fireball_at(ref, "blue"))
+    out = run(ref, RemoveToken("mage"))
+    assert "Mage's Fireball ends: removed from the map" in out
+    assert ref.state.templates == ()
+    assert not any(p.actor == "mage" for p in ref.state.schedule.plans)  # type: ignore[union-attr]
+    ref.undo()
+    assert [p.actor for p in ref.state.schedule.plans] == ["mage"]  # type: ignore[union-attr]
