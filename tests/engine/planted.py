@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import msgspec.inspect as mi
 
 from tacmap.engine.model.commands import Command, EndTurn
@@ -147,6 +148,8 @@ def build(kind: type, plant: Plant) -> Any:
         fields["old"], fields["new"] = MAX_HP, HP
     if "key" in fields and "token" not in fields:
         fields["key"] = "tide"  # an encounter-wide value, not a token's condition
+    if kind.__name__ == "DiagonalChanged":
+        fields.update(old="rectilinear", new="chebyshev")
     if kind.__name__ in ("EncounterRenamed", "RenameEncounter"):
         # The encounter's name is the GM's title for the page, never a secret.
         fields.update({k: "The ford" for k in ("old", "new", "name") if k in fields})
@@ -166,7 +169,8 @@ def stage(state: Encounter, secret: str, conditions: frozenset[str]) -> tuple[En
     condition = min(conditions) if conditions else SCHEMING
     about = state.tokens[HIDDEN_ID] if secret == "hidden" else enemy
     plant = Plant(secret, about, condition)
-    state.templates = (*state.templates, build(Placed, plant))
+    fog_bank = msgspec.structs.replace(build(Placed, plant), label="Fog bank")
+    state.templates = (*state.templates, fog_bank)
     return state, plant
 
 

@@ -93,11 +93,8 @@ class PlayerFilter:
         #: The players' side's tokens: the only hit points they read.
         self.own = frozenset(i for i, t in state.tokens.items()
                              if t.side == self.party and i not in self.hidden)
-        words = sorted({w for i in self.hidden for w in (i, state.tokens[i].name) if w},
-                       key=len, reverse=True)
-        either = "|".join(re.escape(w) for w in words) or "(?!)"
-        self._listed = re.compile(rf"(?:, (?:{either})\b(?!')|\b(?:{either}), )")
-        self._named = re.compile(rf"(?<![\w-])(?:{either})(?![\w-])")
+        self._words = [(i, state.tokens[i].name) for i in self.hidden]
+        self._patterns: tuple[re.Pattern[str], re.Pattern[str]] | None = None
 
     def ours(self, token: Token | None) -> bool:
         """Whether ``token`` is on the players' side (its hit points are theirs to see)."""
@@ -112,12 +109,24 @@ class PlayerFilter:
         about the players' side alone.
         """
         if self.hidden:
-            text = self._listed.sub("", text)
-            if self._named.search(text):
+            listed, named = self._hidden_names()
+            text = listed.sub("", text)
+            if named.search(text):
                 return None
         if not about or not self.own.issuperset(about):
             text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
         return text
+
+    def _hidden_names(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """The hidden tokens' names and ids in a list, and anywhere (built when first asked:
+        a fogged map hides hundreds of tokens, and most syncs read no sentence)."""
+        if self._patterns is None:
+            words = sorted({w for pair in self._words for w in pair if w}, key=len,
+                           reverse=True)
+            either = "|".join(re.escape(w) for w in words) or "(?!)"
+            self._patterns = (re.compile(rf"(?:, (?:{either})\b(?!')|\b(?:{either}), )"),
+                              re.compile(rf"(?<![\w-])(?:{either})(?![\w-])"))
+        return self._patterns
 
     def conditions(self, token: Token) -> tuple[str, ...]:
         """The conditions the players see on ``token``."""
