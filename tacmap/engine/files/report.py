@@ -229,7 +229,7 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight,
                 players = PlayerFilter(now, secret)
         hidden_after = {i for i in named if i in hidden_ids
                         or (i not in now.tokens and i in hidden_before)}
-        if gm or not hidden_after:
+        if gm or not (hidden_after or gm_only):
             for side, dice, total, expected in rolls:
                 row = luck.setdefault(side, Luck(side))
                 row.rolls, row.dice = row.rolls + 1, row.dice + dice
@@ -237,7 +237,7 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight,
                 row.expected += expected
             told = _for_players(players, heading, _named(command), texts) if not gm \
                 else Told(heading, [text for _, text in texts if text is not None])
-            if told is not None and not gm_only:
+            if told is not None:
                 by_round.setdefault(round_of, []).append(told)
         if now.round != last_round:
             for c in people.values():
