@@ -91,3 +91,21 @@ def test_the_partys_own_hit_points_stay(registry: Registry) -> None:
     said = "Wren drops at 0 HP and is out of the fight"
     assert players.line(said, {"wren"}) == said
     assert players.line(said, {"wren", "barry"}) == "Wren drops and is out of the fight"
+
+
+@pytest.mark.parametrize(("ruleset", "changes", "told", "secret"), [
+    ("reflex", (-27,), "Gorm the Brute drops and is out of the fight", "drops at -1 HP"),
+    ("six_phase", (-5, -13), "Gruk the orc chief: Wound: ", "reduced to 0 HP"),
+])
+def test_an_enemy_dropped_by_the_gm_is_told_without_its_hit_points(
+        registry: Registry, ruleset: str, changes: tuple[int, ...], told: str,
+        secret: str) -> None:
+    state = demo(registry, ruleset)
+    enemy = next(t for t in state.tokens.values() if told.startswith(t.name))
+    referee = Referee(state, registry.get(ruleset))
+    for change in changes:
+        referee.execute(AdjustHp(enemy.id, change))
+    assert secret in " ".join(e.text(referee.state) for e in referee.log[-1].events)  # the GM's
+    text = players_text(referee.state, list(referee.log), registry, ruleset)
+    assert told in text and secret not in text
+    assert f"→ {referee.state.tokens[enemy.id].hp} HP" not in text
