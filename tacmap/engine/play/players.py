@@ -114,7 +114,10 @@ class PlayerFilter:
             if named.search(text):
                 return None
         if not about or not self.own.issuperset(about):
-            text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
+            lower = text.lower()
+            # Most lines hold no hit points: the substring test spares them the patterns.
+            if "hp" in lower or "hit points" in lower:
+                text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
         return text
 
     def _hidden_names(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
