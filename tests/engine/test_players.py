@@ -109,3 +109,12 @@ def test_an_enemy_dropped_by_the_gm_is_told_without_its_hit_points(
     text = players_text(referee.state, list(referee.log), registry, ruleset)
     assert told in text and secret not in text
     assert f"→ {referee.state.tokens[enemy.id].hp} HP" not in text
+
+
+def test_a_visible_token_named_like_a_hidden_one_is_still_told(registry: Registry) -> None:
+    state = demo(registry, "action_pool")
+    state.tokens["pip"].hidden = True
+    state.tokens["mott"].name = "Pip 2"
+    players = PlayerFilter(state)
+    assert players.line("Pip 2 attacks Wren", {"mott", "wren"}) == "Pip 2 attacks Wren"
+    assert players.line("Pip attacks Wren", {"pip", "wren"}) is None

@@ -22,7 +22,7 @@ points a ruleset writes into its own words ("Skulk drops at -1 HP").
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from tacmap.engine.model.commands import Command, RollDice, SetCondition
 from tacmap.engine.model.events import (
@@ -94,7 +94,8 @@ class PlayerFilter:
         self.own = frozenset(i for i, t in state.tokens.items()
                              if t.side == self.party and i not in self.hidden)
         self._words = [(i, state.tokens[i].name) for i in self.hidden]
-        self._patterns: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+        self._state = state
+        self._names: _Names | None = None
 
     def ours(self, token: Token | None) -> bool:
         """Whether ``token`` is on the players' side (its hit points are theirs to see)."""
@@ -109,9 +110,10 @@ class PlayerFilter:
         about the players' side alone.
         """
         if self.hidden:
-            listed, named = self._hidden_names()
-            text = listed.sub("", text)
-            if named.search(text):
+            names = self._hidden_names()
+            if ", " in text:  # only a list can lose a name and stay readable
+                text = names.unlisted(text)
+            if names.spans(self._unnamed(text, about)):
                 return None
         if not about or not self.own.issuperset(about):
             lower = text.lower()
@@ -120,16 +122,21 @@ class PlayerFilter:
                 text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
         return text
 
-    def _hidden_names(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        """The hidden tokens' names and ids in a list, and anywhere (built when first asked:
-        a fogged map hides hundreds of tokens, and most syncs read no sentence)."""
-        if self._patterns is None:
-            words = sorted({w for pair in self._words for w in pair if w}, key=len,
-                           reverse=True)
-            either = "|".join(re.escape(w) for w in words) or "(?!)"
-            self._patterns = (re.compile(rf"(?:, (?:{either})\b(?!')|\b(?:{either}), )"),
-                              re.compile(rf"(?<![\w-])(?:{either})(?![\w-])"))
-        return self._patterns
+    def _unnamed(self, text: str, about: Collection[str]) -> str:
+        """``text`` without the names of the visible tokens it is about: "Goblin 2" is
+        not the hidden "Goblin" (a pasted copy is named so)."""
+        for token_id in about:
+            token = self._state.tokens.get(token_id)
+            if token is not None and token_id not in self.hidden and token.name:
+                text = text.replace(token.name, "\0")
+        return text
+
+    def _hidden_names(self) -> _Names:
+        """The hidden tokens' names and ids (indexed when first asked: most syncs of the
+        player view read no sentence)."""
+        if self._names is None:
+            self._names = _Names(w for pair in self._words for w in pair if w)
+        return self._names
 
     def conditions(self, token: Token) -> tuple[str, ...]:
         """The conditions the players see on ``token``."""
@@ -199,6 +206,62 @@ class PlayerFilter:
         if old.hidden != new.hidden:
             out.append("hidden from the players" if new.hidden else "shown to the players")
         return f"{old.name} is edited{': ' + '; '.join(out) if out else ''}"
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _joins(text: str, at: int) -> bool:
+    """Whether the character at ``at`` continues a word (a letter, digit, _ or -)."""
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] in "_-")
+
+
+class _Names:
+    """Where some names stand in a sentence as whole words, found word by word.
+
+    A fogged map hides hundreds of tokens, and what it hides changes with every
+    move: one pattern of every name would be compiled anew each time.
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.by_first: dict[str, list[str]] = {}
+        self.odd: list[str] = []
+        """Names that begin with no letter or digit, looked for one by one."""
+        for name in sorted(set(names), key=len, reverse=True):
+            first = _WORD.match(name)
+            if first is None:
+                self.odd.append(name)
+            else:
+                self.by_first.setdefault(first.group(), []).append(name)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the names stand in ``text`` (start, end), left to right, none overlapping."""
+        out: list[tuple[int, int]] = []
+        for word in _WORD.finditer(text):
+            start = word.start()
+            if (out and start < out[-1][1]) or _joins(text, start - 1):
+                continue
+            for name in self.by_first.get(word.group(), ()):
+                end = start + len(name)
+                if text.startswith(name, start) and not _joins(text, end):
+                    out.append((start, end))
+                    break
+        for name in self.odd:
+            at = text.find(name)
+            while at >= 0:
+                if not _joins(text, at - 1) and not _joins(text, at + len(name)):
+                    out.append((at, at + len(name)))
+                at = text.find(name, at + 1)
+        return sorted(out)
+
+    def unlisted(self, text: str) -> str:
+        """``text`` without the names that stand in a list ("Ana, Zog, Bo" → "Ana, Bo")."""
+        for start, end in reversed(self.spans(text)):
+            if text[start - 2:start] == ", " and text[end:end + 1] != "'":
+                text = text[:start - 2] + text[end:]
+            elif text[end:end + 2] == ", ":
+                text = text[:start] + text[end + 2:]
+        return text
 
 
 def _shown(conditions: tuple[str, ...]) -> str:
