@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tacmap.engine.files.storage import gc_paused
-from tacmap.engine.model.commands import Attack
+from tacmap.engine.model.commands import Attack, Command
 from tacmap.engine.model.events import (
     ConditionChanged,
     DiceRolled,
@@ -235,7 +235,7 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight,
                 row.rolls, row.dice = row.rolls + 1, row.dice + dice
                 row.actual += total
                 row.expected += expected
-            told = _for_players(players, heading, _named(command), texts) if not gm \
+            told = _for_players(players, heading, command, texts) if not gm \
                 else Told(heading, [text for _, text in texts if text is not None])
             if told is not None:
                 by_round.setdefault(round_of, []).append(told)
@@ -259,14 +259,14 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight,
                  by_round, gm, start)
 
 
-def _for_players(players: PlayerFilter, heading: str, about: set[str],
+def _for_players(players: PlayerFilter, heading: str, command: Command,
                  texts: Sequence[tuple[Event, str | None]]) -> Told | None:
     """An entry as the players may read it (through the player filter), or None
     when its heading may not be read."""
-    told = players.line(heading, about)
+    told = players.line(heading, of=command)
     if told is None:
         return None
-    lines = (players.line(text, _named(ev)) for ev, text in texts if text is not None)
+    lines = (players.line(text, of=ev) for ev, text in texts if text is not None)
     return Told(told, [x for x in lines if x is not None])
 
 

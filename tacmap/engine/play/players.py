@@ -101,25 +101,28 @@ class PlayerFilter:
         """Whether ``token`` is on the players' side (its hit points are theirs to see)."""
         return token is not None and token.side == self.party and not token.hidden
 
-    def line(self, text: str, about: Collection[str] = ()) -> str | None:
-        """``text``, a sentence about the tokens ``about``, as the players may read it;
-        None when they may not read it at all.
+    def line(self, text: str, about: Collection[str] = (), of: object = None) -> str | None:
+        """``text``, a sentence about the tokens ``about`` (or those the command or event
+        ``of`` names), as the players may read it; None when they may not read it at all.
 
         A hidden token's name is taken out of a list ("order: Ana, Zog, Bo"); a
         line that still names one is refused. Hit-point figures stay only in a line
         about the players' side alone.
         """
+        # Most lines hold no hit points: the substring test spares them the patterns.
+        figures = "HP" in text or "hp" in text or "hit points" in text
+        if not figures and not self.hidden:
+            return text
+        if of is not None:
+            about = named(of)
         if self.hidden:
             names = self._hidden_names()
             if ", " in text:  # only a list can lose a name and stay readable
                 text = names.unlisted(text)
             if names.spans(self._unnamed(text, about)):
                 return None
-        if not about or not self.own.issuperset(about):
-            lower = text.lower()
-            # Most lines hold no hit points: the substring test spares them the patterns.
-            if "hp" in lower or "hit points" in lower:
-                text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
+        if figures and (not about or not self.own.issuperset(about)):
+            text = _FIGURES.sub("", _SET_HP.sub(r"changes \1 hit points", text))
         return text
 
     def _unnamed(self, text: str, about: Collection[str]) -> str:
@@ -149,18 +152,29 @@ class PlayerFilter:
         roll, or what gave a token not on the players' side a secret condition."""
         if isinstance(command, RollDice) and not command.public:
             return True
-        if events and all(isinstance(e, GmRolled) and not e.public for e in events):
+        if events and isinstance(events[0], GmRolled) \
+                and all(isinstance(e, GmRolled) and not e.public for e in events):
             return True
+        if not self.secret:
+            return False
         if isinstance(command, SetCondition) and command.condition in self.secret \
                 and not self.ours(state.tokens.get(command.token)):
             return True
-        return any(self._secret_event(state, e) for e in events
-                   if isinstance(e, ConditionChanged) and e.gained)
+        for e in events:
+            if isinstance(e, ConditionChanged) and e.gained and self._secret_event(state, e):
+                return True
+        return False
 
     def event(self, state: Encounter, event: Event) -> str | None:
         """``event`` as a sentence for the players (``state`` as it was just before it),
         or None for one they are not told. Its names are not yet checked: the
         caller passes it through ``line`` as of after its entry."""
+        kind = type(event)
+        apart = _TOLD_APART.get(kind)
+        if apart is None:
+            apart = _TOLD_APART[kind] = issubclass(kind, _APART)
+        if not apart:
+            return gm_line(state, event)
         if isinstance(event, Explored) or (isinstance(event, GmRolled) and not event.public):
             return None
         if self._secret_event(state, event):
@@ -177,7 +191,7 @@ class PlayerFilter:
 
     def _secret_event(self, state: Encounter, event: Event) -> bool:
         """A secret condition, or the value that tracks it, changing on a token not ours."""
-        if isinstance(event, ConditionChanged | ValueChanged):
+        if self.secret and isinstance(event, ConditionChanged | ValueChanged):
             what = event.condition if isinstance(event, ConditionChanged) else event.key
             return what in self.secret and not self.ours(state.tokens.get(event.token))
         return False
@@ -208,6 +222,10 @@ class PlayerFilter:
         return f"{old.name} is edited{': ' + '; '.join(out) if out else ''}"
 
 
+#: Events the players are told otherwise than the GM, or not at all.
+_APART = (Explored, GmRolled, ConditionChanged, ValueChanged, HpChanged, TokenEdited)
+#: Whether each event type is one of them (looked up once per type).
+_TOLD_APART: dict[type, bool] = {}
 _WORD = re.compile(r"\w+")
 
 
