@@ -14,6 +14,8 @@ window big enough for ``MIN_TOKEN`` tokens (at most 92 % of the screen:
 a map too big for that is framed round its tokens, which
 then get ``MIN_TOKEN`` whenever they lie close enough together).
 
+Every word of the turn order and the timeline goes through the player filter
+(``tacmap.engine.play.players``), as the players' report does.
 The turn order shows what the table sees: rows of tokens the players cannot
 see are left out, and while such a token acts (an ambush's surprise round)
 nobody is marked acting and the heading stays the last one the players saw,
@@ -26,7 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tacmap.engine.model.state import Encounter, OutOfFight, marked_dead
-from tacmap.engine.rules.views import OrderRow, TurnOrder
+from tacmap.engine.play.players import PlayerFilter
+from tacmap.engine.rules.views import OrderRow, Timeline, TimelineItem, TurnOrder
 from tacmap.ui.images import ImageCache
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
@@ -89,6 +92,29 @@ def players_order(state: Encounter, order: TurnOrder | None, hidden: frozenset[s
         rows = tuple(OrderRow(t.id, t.name, t.side, "", "waiting")
                      for t in state.tokens.values() if t.id not in hidden and not out(t))
     return TurnOrder(last_title, rows)
+
+
+def players_lines(order: TurnOrder | None, timeline: Timeline | None, players: PlayerFilter,
+                  last_title: str) -> tuple[TurnOrder | None, Timeline | None]:
+    """The turn order and the timeline with every word through the player filter: a row
+    or a bar it refuses is left out, a heading it refuses stays ``last_title``."""
+    if order is not None:
+        rows = []
+        for r in order.rows:
+            name, key = players.line(r.name, {r.id}), players.line(r.key, {r.id})
+            if name is not None and key is not None:
+                rows.append(OrderRow(r.id, name, r.side, key, r.state))
+        order = TurnOrder(players.line(order.title) or last_title, tuple(rows))
+    if timeline is not None:
+        items = []
+        for i in timeline.items:
+            label = players.line(i.label, {i.actor})
+            struck = players.line(i.struck, {i.actor}) if i.struck else ""
+            if label is not None and struck is not None:
+                items.append(TimelineItem(i.actor, label, i.start, i.end, i.carried, struck))
+        phases = tuple(players.line(p) or "" for p in timeline.phases)
+        timeline = Timeline(phases, timeline.current, tuple(items))
+    return order, timeline
 
 
 def screen_room(window: QWidget) -> QRect:
@@ -180,9 +206,10 @@ class PlayerView(QMainWindow):
                     self.view.fit()
         order = players_order(state, ruleset.turn_order(state), hidden, self._title,
                               ruleset.out_of_fight)
+        order, timeline = players_lines(order, ruleset.timeline(state), PlayerFilter(
+            state, ruleset.secret_conditions(), self.scene.unseen), self._title)
         self._title = order.title if order is not None else "Before combat"
         self.order.show_order(state, order, [], hidden)
-        timeline = ruleset.timeline(state)
         self.timeline.show_timeline(state, timeline, hidden)
         self.timeline_dock.setVisible(timeline is not None)
         active = self.order.active

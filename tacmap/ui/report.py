@@ -33,7 +33,7 @@ def map_png(state: Encounter, ruleset: Ruleset, images: Path | None, player: boo
 def report_html(state: Encounter, log: list[Entry], ruleset: Ruleset, images: Path | None,
                 date: str, gm: bool = False) -> str:
     """The fight report of an encounter and its log, as one HTML page."""
-    f = fight(state, log, gm, ruleset.out_of_fight)
+    f = fight(state, log, gm, ruleset.out_of_fight, ruleset.secret_conditions())
     start = map_png(f.start, ruleset, images, not gm)
     end = map_png(state, ruleset, images, not gm)
     return page(f, f"{ruleset.manifest.name} ({ruleset.id})", date, start, end)

@@ -8,10 +8,9 @@ the HTML: styles inline, images as ``data:`` URIs, charts as inline SVG, no
 script, so it opens offline in any browser. The maps are drawn by the caller
 (the UI layer), since drawing is Qt's.
 
-The players' report (``gm=False``) holds what the table saw: no GM-only roll,
-nothing about a token hidden from the players (its entries, its rolls, its
-row), and the hit points of the players' side only (the other sides' damage
-is told without their hit points, as the player view shows them).
+The players' report (``gm=False``) holds what the table saw: every line goes
+through the player filter (``tacmap.engine.play.players``), and a token hidden
+from the players has no row and no dice in it either.
 """
 
 from __future__ import annotations
@@ -24,25 +23,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tacmap.engine.files.storage import gc_paused
-from tacmap.engine.model.commands import Attack
+from tacmap.engine.model.commands import Attack, Command
 from tacmap.engine.model.events import (
     ConditionChanged,
     DiceRolled,
     Event,
-    Explored,
     GmRolled,
     HpChanged,
+    PartyChanged,
     TokenAdded,
     TokenEdited,
     TokenRemoved,
     ValueChanged,
 )
-from tacmap.engine.model.state import Encounter, OutOfFight, marked_dead, party_side
+from tacmap.engine.model.state import Encounter, OutOfFight, marked_dead
 from tacmap.engine.play.narrate import line, sentence
+from tacmap.engine.play.players import PlayerFilter
+from tacmap.engine.play.players import named as _named
 from tacmap.engine.play.referee import Entry
 
-#: Fields of commands and events that name a token (as the log panel reads them).
-TOKEN_FIELDS = ("token", "who", "mover", "enemy", "actor", "target")
 #: Most points drawn in one hit-point chart (a long fight is sampled evenly).
 CHART_POINTS = 200
 
@@ -102,24 +101,8 @@ class Fight:
     """The state before the first entry (for the map at the start)."""
 
 
-#: The token-naming fields of each record type (looked up once per type).
-_FIELDS: dict[type, tuple[str, ...]] = {}
-#: Events after which the tokens' names or hidden flags may differ.
-_ROSTER = (TokenAdded, TokenRemoved, TokenEdited)
-
-
-def _named(record: object) -> set[str]:
-    kind = type(record)
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = tuple(f for f in TOKEN_FIELDS
-                                       if f in getattr(kind, "__struct_fields__", ()))
-    out = set()
-    for name in fields:
-        value = getattr(record, name)
-        if isinstance(value, str) and value:
-            out.add(value)
-    return out
+#: Events after which the tokens' names, sides or hidden flags may differ.
+_ROSTER = (TokenAdded, TokenRemoved, TokenEdited, PartyChanged)
 
 
 def _hidden(state: Encounter) -> frozenset[str]:
@@ -141,19 +124,21 @@ def start_of(state: Encounter, log: Sequence[Entry]) -> Encounter:
 
 
 def fight(state: Encounter, log: Sequence[Entry], gm: bool = False,
-          out: OutOfFight = marked_dead) -> Fight:
+          out: OutOfFight = marked_dead, secret: frozenset[str] = frozenset()) -> Fight:
     """Walk ``log`` from its start to ``state`` and gather the report (``state`` untouched).
 
-    A combatant has dropped while ``out`` (the ruleset's ``out_of_fight``) says it is out.
+    A combatant has dropped while ``out`` (the ruleset's ``out_of_fight``) says it is out;
+    ``secret`` are the ruleset's GM-only conditions (``Ruleset.secret_conditions``).
     """
     with gc_paused():  # a long log builds hundreds of thousands of lines, and no cycle
-        return _fight(state, log, gm, out)
+        return _fight(state, log, gm, out, secret)
 
 
-def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) -> Fight:
+def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight,
+           secret: frozenset[str]) -> Fight:
     now = start_of(state, log)
     start = copy.deepcopy(now)
-    party = party_side(state)
+    players = PlayerFilter(now, secret)
     people: dict[str, Combatant] = {}
     luck: dict[str, Luck] = {}
     by_round: dict[int, list[Told]] = {}
@@ -165,7 +150,7 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
         c = people.get(token_id)
         if c is None:
             c = people[token_id] = Combatant(t.id, t.name, t.side, t.max_hp,
-                                             gm or t.side == party)
+                                             gm or players.ours(t))
             c.hp.append((now.round, t.hp))
         c.name, c.side, c.max_hp = t.name, t.side, t.max_hp
         return c
@@ -174,7 +159,6 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
         person(t.id)
     last_round = now.round
     fought = 0
-    scrubs: dict[frozenset[str], _Secrets] = {}
     finder = _Aims()
     finder.update(now)
     hidden_ids = _hidden(now)
@@ -186,9 +170,10 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
             named = _named(command).union(*(_named(e) for e in events))
         hidden_before = named & hidden_ids
         heading = sentence(now, command, events)
+        gm_only = not gm and players.hides_entry(now, command, events)
         round_of = now.round
         fought = max(fought, round_of)
-        texts: list[tuple[Event, str]] = []
+        texts: list[tuple[Event, str | None]] = []
         actor = getattr(command, "actor", "") or ""
         target = getattr(command, "target", "") or ""
         rolls: list[tuple[str, int, int, float]] = []  # (side, dice, sum, expected)
@@ -196,7 +181,7 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
         rollers: list[str] = []
         struck: set[str] = set()
         for ev in events:
-            texts.append((ev, _told(now, ev, gm, party)))
+            texts.append((ev, line(now, ev) if gm else players.event(now, ev)))
             if isinstance(ev, DiceRolled):
                 rolls.append((_roller_side(now, ev), len(ev.roll.faces), ev.roll.total,
                               len(ev.roll.faces) * (ev.roll.sides + 1) / 2))
@@ -240,28 +225,19 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
         if roster:
             finder.update(now)
             hidden_ids = _hidden(now)
+            if not gm:
+                players = PlayerFilter(now, secret)
         hidden_after = {i for i in named if i in hidden_ids
                         or (i not in now.tokens and i in hidden_before)}
-        if gm:
-            secrets: _Secrets | None = None
-        else:
-            secrets = scrubs.get(hidden_ids)
-            if secrets is None:
-                secrets = scrubs[hidden_ids] = _Secrets(
-                    [(i, now.tokens[i].name) for i in hidden_ids])
-        if gm or not hidden_after:
+        if gm or not (hidden_after or gm_only):
             for side, dice, total, expected in rolls:
                 row = luck.setdefault(side, Luck(side))
                 row.rolls, row.dice = row.rolls + 1, row.dice + dice
                 row.actual += total
                 row.expected += expected
-            told: Told | None = Told(heading, [text for ev, text in texts
-                                               if gm or _public(ev)])
-            secret = bool(events) and all(isinstance(ev, GmRolled) and not ev.public
-                                          for ev in events)
-            if secrets is not None and secrets and told is not None:
-                told = secrets.scrub(told)
-            if (gm or not secret) and told is not None:
+            told = _for_players(players, heading, command, texts) if not gm \
+                else Told(heading, [text for _, text in texts if text is not None])
+            if told is not None:
                 by_round.setdefault(round_of, []).append(told)
         if now.round != last_round:
             for c in people.values():
@@ -283,34 +259,15 @@ def _fight(state: Encounter, log: Sequence[Entry], gm: bool, out: OutOfFight) ->
                  by_round, gm, start)
 
 
-class _Secrets:
-    """Hidden tokens' names and ids, taken out of the sentences the players read.
-
-    A name in a list ("order: ana, grul, zog") is taken out of the list; a line
-    that still names one is left out, and an entry whose heading does is left out whole.
-    """
-
-    def __init__(self, hidden: Sequence[tuple[str, str]]) -> None:
-        words = sorted({w for pair in hidden for w in pair if w}, key=len, reverse=True)
-        self.active = bool(words)
-        either = "|".join(re.escape(w) for w in words) or "(?!)"
-        self.listed = re.compile(rf"(?:, (?:{either})\b(?!')|\b(?:{either}), )")
-        self.named = re.compile(rf"(?<![\w-])(?:{either})(?![\w-])")
-
-    def __bool__(self) -> bool:
-        return self.active
-
-    def line(self, text: str) -> str | None:
-        """``text`` without the hidden names in its lists; None if it still names one."""
-        text = self.listed.sub("", text)
-        return None if self.named.search(text) else text
-
-    def scrub(self, told: Told) -> Told | None:
-        """The entry as the players may read it, or None."""
-        heading = self.line(told.heading)
-        if heading is None:
-            return None
-        return Told(heading, [x for x in map(self.line, told.lines) if x is not None])
+def _for_players(players: PlayerFilter, heading: str, command: Command,
+                 texts: Sequence[tuple[Event, str | None]]) -> Told | None:
+    """An entry as the players may read it (through the player filter), or None
+    when its heading may not be read."""
+    told = players.line(heading, of=command)
+    if told is None:
+        return None
+    lines = (players.line(text, of=ev) for ev, text in texts if text is not None)
+    return Told(told, [x for x in lines if x is not None])
 
 
 def _dealer(hurt: str, aims: dict[tuple[str, str], None], rollers: Sequence[str],
@@ -365,22 +322,6 @@ def _roller_side(state: Encounter, roll: DiceRolled) -> str:
         if named is not None:
             return named
     return "GM"
-
-
-def _public(event: Event) -> bool:
-    return not (isinstance(event, GmRolled) and not event.public) and \
-        not isinstance(event, Explored)
-
-
-def _told(state: Encounter, event: Event, gm: bool, party: str | None) -> str:
-    """An event as a sentence; another side's hit points are left out for the players."""
-    if not gm and isinstance(event, HpChanged):
-        t = state.tokens.get(event.token)
-        if t is not None and t.side != party:
-            delta = event.new - event.old
-            what = f"takes {-delta} damage" if delta < 0 else f"is healed by {delta}"
-            return f"{t.name} {what}{f' ({event.why})' if event.why else ''}"
-    return line(state, event)
 
 
 # --------------------------------------------------------------------------- the page

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from tacmap.engine.model.state import Cell, Encounter, Placed, Template, Token
+from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.space.geometry import Walls
 from tacmap.engine.space.templates import cells
 from tacmap.ui.map.token_item import CELL
@@ -126,11 +127,13 @@ class LastingLayer:
         self.items: dict[str, TemplateItem] = {}
         self._key: tuple[object, object, str, bool] | None = None
 
-    def sync(self, state: Encounter, under_fog: bool = False) -> None:
+    def sync(self, state: Encounter, under_fog: bool = False,
+             players: PlayerFilter | None = None) -> None:
         """Redraw if the templates, the walls or the diagonal rule changed.
 
         ``under_fog``: the labels go under the fog too (the player view), so the
-        name of a template nobody at the table has seen stays dark.
+        name of a template nobody at the table has seen stays dark. ``players``:
+        the labels go through the player filter (the player view).
         """
         key = (state.templates, state.map.walls, state.diagonal, under_fog)
         old = self._key
@@ -148,8 +151,8 @@ class LastingLayer:
             item = TemplateItem()
             if under_fog:
                 item.label.setZValue(UNDER_FOG)
-            item.show_template(placed.template, cells(placed.template, state, walls),
-                               placed.label)
+            label = placed.label if players is None else players.line(placed.label) or ""
+            item.show_template(placed.template, cells(placed.template, state, walls), label)
             item.attach(self.scene)
             self.items[placed.id] = item
 

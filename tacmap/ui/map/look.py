@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tacmap.engine.model.state import Encounter, Token, party_side
+from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.rules.ruleset import Ruleset
 
 #: Side colours in order of first appearance: calm blue for the first side
@@ -102,13 +103,11 @@ def looks(state: Encounter, ruleset: Ruleset, player: bool = False) -> list[Toke
     """
     colours = side_colours(state)
     now = acting(state, ruleset)
-    party = party_side(state)
-    unsaid = ruleset.secret_conditions()
+    players = PlayerFilter(state, ruleset.secret_conditions()) if player else None
     out = []
     for t in state.tokens.values():
-        secret = player and t.side != party
-        conditions = tuple(c for c in t.conditions if c not in unsaid) if secret \
-            else t.conditions
+        secret = players is not None and not players.ours(t)
+        conditions = players.conditions(t) if players is not None else t.conditions
         out.append(TokenLook(
             t.id, t.name, t.side, colours[t.side], t.x, t.y, t.size,
             0 if secret else t.hp, 0 if secret else t.max_hp, conditions, t.id in now,

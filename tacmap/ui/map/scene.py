@@ -8,6 +8,7 @@ from pathlib import Path
 import shapely
 
 from tacmap.engine.model.state import Cell, Encounter, Token
+from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.engine.space import grid, vision
 from tacmap.ui.images import MAP_PIXELS, PORTRAIT_EDGE, PORTRAIT_PIXELS, ImageCache, describe
@@ -167,7 +168,9 @@ class MapScene(QGraphicsScene):
             self.walls_item.set_walls(m.walls)
             self._walls_key = m.walls
         self._sync_image(state)
-        self.lasting.sync(state, under_fog=self.player and state.fog.enabled)
+        self.lasting.sync(state, under_fog=self.player and state.fog.enabled,
+                          players=PlayerFilter(state, self.ruleset.secret_conditions(),
+                                               self.unseen) if self.player else None)
         self._sync_fog(state)
         self.ghosts.set_declared(state, self.ruleset.declared(state), player=self.player,
                                  unseen=self.unseen)
