@@ -259,7 +259,7 @@ def test_tracked_values_are_declared_as_stats_are_with_lists_and_rows() -> None:
     assert check_value(wounds, "an arrow") == \
         "wounds must be a list of rows of 3 items (text, text, a whole number), not 'an arrow'"
     assert check_value(wounds, (("Arrow", "leg"),)) == \
-        "wounds row 1 must hold 3 items (text, text, a whole number), not ['Arrow', 'leg']"
+        'wounds row 1 must hold 3 items (text, text, a whole number), not ["Arrow", "leg"]'
     assert check_value(wounds, (("a", "b", 0),) * 6) == "wounds must hold at most 5 rows, not 6"
     assert check_value(faces, (1, 6)) is None
     assert check_value(faces, (1, 7)) == \
