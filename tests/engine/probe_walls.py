@@ -34,7 +34,8 @@ def star(n: int, cx: float = 15.0, cy: float = 10.0, r: float = 9.5) -> list[dic
     for i in range(n):
         t = math.pi * i / n
         dx, dy = r * math.cos(t), r * math.sin(t)
-        out.append(wall((round(cx - dx, 6), round(cy - dy, 6)), (round(cx + dx, 6), round(cy + dy, 6))))
+        out.append(wall((round(cx - dx, 6), round(cy - dy, 6)),
+                        (round(cx + dx, 6), round(cy + dy, 6))))
     return out
 
 
@@ -47,6 +48,20 @@ def grid(n: int, w: float = 30.0, h: float = 20.0) -> list[dict[str, Any]]:
     return across + down
 
 
+def parallel(n: int, w: float = 30.0, y0: float = 9.0, y1: float = 9.99) -> list[dict[str, Any]]:
+    """``n`` walls across the whole map, side by side a hair apart: nothing crosses."""
+    return [wall((0.0, round(y0 + (y1 - y0) * i / n, 6)), (w, round(y0 + (y1 - y0) * i / n, 6)))
+            for i in range(n)]
+
+
+def scatter(n: int, w: float = 30.0, h: float = 20.0) -> list[dict[str, Any]]:
+    """``n`` short walls in a lattice over the map, none touching."""
+    side = math.ceil(math.sqrt(n))
+    return [wall((round(w * (i % side + 0.3) / side, 6), round(h * (i // side + 0.5) / side, 6)),
+                 (round(w * (i % side + 0.6) / side, 6), round(h * (i // side + 0.5) / side, 6)))
+            for i in range(n)]
+
+
 CASES = {
     "star1000": star(1000),
     "star2000": star(2000),
@@ -54,6 +69,14 @@ CASES = {
     "grid50": grid(50),
     "grid99": grid(99),
     "star10000": star(10_000),
+    "parallel10000": parallel(10_000),
+    "spread10000": parallel(10_000, y0=0.001, y1=19.999),
+    "spread2000": parallel(2_000, y0=0.001, y1=19.999),
+    # Just under the limits: the worst files check accepts of each kind.
+    "spread6000": parallel(6_000, y0=0.001, y1=19.999),
+    "parallel2800": parallel(2_800),
+    "star2800": star(2_800),
+    "scatter10000": scatter(10_000),
 }
 
 
@@ -92,7 +115,7 @@ def main(names: list[str]) -> None:
                                          str(Path(tmp) / f"{name}.png")]),
                     ("play set_walls", ["play", str(DEMO), "--script", str(script)])):
                 code, secs, kb, said = run(args)
-                print(f"{name:9} {what:16} exit {code:3}  {secs:6.1f} s  {kb / 1024:7.0f} MB"
+                print(f"{name:13} {what:16} exit {code:3}  {secs:6.1f} s  {kb / 1024:7.0f} MB"
                       f"  {said}", flush=True)
 
 

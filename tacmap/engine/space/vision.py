@@ -204,30 +204,54 @@ class Sight:
 _TABLE = 2_000_000
 
 
-#: Rays cast together against the walls in their narrow wedge of directions.
+#: Rays cast together against the walls in their narrow wedge of directions, and walls
+#: a wedge's rays are tried against at a time, nearest first.
 _WEDGE = 256
+#: Metres a ray may end short of a wall's nearest point (a hit a hair past a wall's end).
+_SLACK = 1e-4
 
 
 def _hits(d: np.ndarray, angles: np.ndarray, segs: np.ndarray, walls: int, px: float,
           py: float) -> tuple[np.ndarray, np.ndarray]:
-    """The first of ``segs`` each ray meets, and how far (``_first_hits``), the rays taken
-    a wedge at a time against only the walls that wedge can meet (the last ``len(segs) -
-    walls`` rows, the box's sides, always): a map crowded with crossing walls costs
-    rays × walls in the wedge, not rays × every wall."""
+    """The first of ``segs`` each ray meets, and how far: what ``_table`` answers.
+
+    The rays go a wedge at a time against only the walls that wedge can meet (the box's
+    sides, the rows past ``walls``, always), nearest walls first: a ray that stopped
+    before the nearest wall left is done. Walls that cross a map, or lie side by side,
+    then cost rays × the walls near them, not rays × every wall.
+    """
     if walls <= _WEDGE or len(d) <= _WEDGE:
         return _table(d, segs, px, py)
     which, t = np.zeros(len(d), dtype=np.int64), np.zeros(len(d))
     order = np.argsort(angles, kind="stable")
-    wall = segs[:walls]
+    gap = _distance(segs, px, py)
     # A wall through the viewer, or ending a hair from it, has no sure wedge: always in.
-    always = _distance(wall, px, py) <= 1e-6
+    always = gap[:walls] <= 1e-6
+    sides = np.arange(walls, len(segs))
     for start in range(0, len(order), _WEDGE):
         rays = order[start:start + _WEDGE]
         lo, hi = angles[rays[0]], angles[rays[-1]]
-        near = always | _overlaps(wall, px, py, np.array([[lo, hi - lo]]))
-        rows = np.concatenate([np.flatnonzero(near), np.arange(walls, len(segs))])
-        w, h = _table(d[rays], segs[rows], px, py)
-        which[rays], t[rays] = rows[w], h
+        near = always | _overlaps(segs[:walls], px, py, np.array([[lo, hi - lo]]))
+        rows = np.concatenate([np.flatnonzero(near), sides])
+        rows = rows[np.argsort(gap[rows], kind="stable")]
+        best = np.full(len(rays), np.inf)
+        first = np.full(len(rays), len(segs), dtype=np.int64)
+        left = np.arange(len(rays))
+        for b in range(0, len(rows), _WEDGE):
+            # Sorted by index within a batch: equal distances go to the lowest row, as
+            # one table over every segment would have it.
+            batch = np.sort(rows[b:b + _WEDGE])
+            w, h = _first_hits(d[rays[left]], segs[batch], px, py, keep_misses=True)
+            w = batch[w]
+            better = (h < best[left]) | ((h == best[left]) & (w < first[left]))
+            best[left[better]], first[left[better]] = h[better], w[better]
+            if b + _WEDGE >= len(rows):
+                break
+            left = left[best[left] >= gap[rows[b + _WEDGE]] - _SLACK]
+            if not len(left):
+                break
+        hit = np.isfinite(best)
+        which[rays], t[rays] = np.where(hit, first, 0), np.where(hit, best, 0.0)
     return which, t
 
 
@@ -251,9 +275,10 @@ def _distance(segs: np.ndarray, px: float, py: float) -> np.ndarray:
     return np.hypot(gap[:, 0], gap[:, 1])  # type: ignore[no-any-return]
 
 
-def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far."""
+def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float,
+                keep_misses: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far
+    (0, or infinity with ``keep_misses``, for a ray that meets none)."""
     a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
     wx, wy = a[:, 0] - px, a[:, 1] - py
     denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
@@ -264,7 +289,7 @@ def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
     t = np.where(hit, t, np.inf)
     which = t.argmin(axis=1)
     t = t[np.arange(len(t)), which]
-    return which, np.where(np.isfinite(t), t, 0.0)
+    return which, t if keep_misses else np.where(np.isfinite(t), t, 0.0)
 
 
 def _distinct_sorted(values: np.ndarray) -> np.ndarray:
@@ -379,9 +404,13 @@ def _distinct(segs: np.ndarray) -> np.ndarray:
     return np.hstack([a[starts], b[ends]])
 
 
-#: Most pairs of wall segments whose boxes overlap that noding looks at: past it the
-#: walls are refused (``walls_problem``), before the work grows with its square.
-MAX_NEAR_PAIRS = 4_000_000
+#: Most pairs of wall segments that come within ``NEAR`` metres of each other (their
+#: boxes do): past it the walls are refused (``walls_problem``) before noding's work grows
+#: with their square. Walls packed that densely, crossing or side by side, also make
+#: rays graze hundreds of walls each.
+MAX_NEAR_PAIRS = 2_000_000
+#: Metres within which two wall segments are counted as near each other.
+NEAR = 2.0
 #: Most pieces the walls may make once split where they cross: the sight index (every
 #: piece's ends are rays cast from each viewer) stays within seconds and memory.
 MAX_PIECES = 20_000
@@ -439,12 +468,16 @@ def _split(segs: np.ndarray) -> _Noding:
     looked at and the pieces made are bounded, so hostile walls are refused, not drawn.
     """
     n = len(segs)
+    if n > MAX_PIECES:
+        return _Noding(None, _too_many_pieces())
     if n < 2:
         return _Noding(segs, None)
     lo, hi = np.minimum(segs[:, :2], segs[:, 2:]), np.maximum(segs[:, :2], segs[:, 2:])
     tree = STRtree(shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
-    boxes = tree.geometries
+    pad = np.array([-NEAR, -NEAR, NEAR, NEAR])
+    boxes = shapely.box(*(np.hstack([lo, hi]) + pad).T)
     chunk = max(1, _PAIR_CHUNK // n)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     near = 0
     where: list[np.ndarray] = []  # rows (segment, position along it 0..1, x, y)
     for start in range(0, n, chunk):
@@ -454,22 +487,15 @@ def _split(segs: np.ndarray) -> _Noding:
         i, j = i[keep], j[keep]
         near += len(i)
         if near > MAX_NEAR_PAIRS:
-            return _Noding(None, f"the walls lie across each other too densely to work out "
-                                 f"sight (more than {MAX_NEAR_PAIRS:,} pairs of wall pieces "
-                                 "overlap)")
-        where.extend(_meetings(segs, i, j))
-    rows = np.vstack(where) if where else np.zeros((0, 4))
-    if len(rows):
-        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-        # Points a hair apart along one segment (many walls through one point) are one.
-        length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-        gap = np.diff(rows[:, 1]) * length[rows[1:, 0].astype(np.int64)]
-        fresh = np.ones(len(rows), dtype=bool)
-        fresh[1:] = (rows[1:, 0] != rows[:-1, 0]) | (gap > _TOUCH)
-        rows = rows[fresh]
-    if n + len(rows) > MAX_PIECES:
-        return _Noding(None, f"the walls cross each other so often that they make more than "
-                             f"{MAX_PIECES:,} pieces of wall, too many to work out sight")
+            return _Noding(None, "the walls lie too densely, across or alongside each other, "
+                                 f"to work out sight (more than {MAX_NEAR_PAIRS:,} pairs of "
+                                 f"wall pieces within {NEAR:g} m of each other)")
+        # Kept distinct as they come: a thousand walls through one point meet a million
+        # times at one point of each.
+        where = [_once(np.vstack([*where, *_meetings(segs, i, j)]), length)]
+        if n + len(where[0]) > MAX_PIECES:
+            return _Noding(None, _too_many_pieces())
+    rows = where[0] if where else np.zeros((0, 4))
     ends = np.column_stack([np.arange(n), np.zeros(n), segs[:, :2]])
     tails = np.column_stack([np.arange(n), np.ones(n), segs[:, 2:]])
     points = np.vstack([ends, rows, tails])
@@ -477,6 +503,21 @@ def _split(segs: np.ndarray) -> _Noding:
     same = points[1:, 0] == points[:-1, 0]  # consecutive points of one segment: a piece
     out = np.hstack([points[:-1, 2:][same], points[1:, 2:][same]])
     return _Noding(out[np.hypot(out[:, 2] - out[:, 0], out[:, 3] - out[:, 1]) > _TOUCH], None)
+
+
+def _once(rows: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Rows (segment, position, x, y) sorted along each segment, points a hair apart
+    along one segment kept once."""
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    gap = np.diff(rows[:, 1]) * length[rows[1:, 0].astype(np.int64)]
+    fresh = np.ones(len(rows), dtype=bool)
+    fresh[1:] = (rows[1:, 0] != rows[:-1, 0]) | (gap > _TOUCH)
+    return rows[fresh]
+
+
+def _too_many_pieces() -> str:
+    return (f"the walls make more than {MAX_PIECES:,} straight pieces once split where they "
+            "cross, too many to work out sight")
 
 
 def _meetings(segs: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[np.ndarray]:
