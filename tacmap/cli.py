@@ -473,7 +473,10 @@ def _play_through(referee: Referee, commands: list[tuple[int, Command]],
             events = referee.execute(cmd, dice)
         except RuleError as err:
             out.flush()
-            raise InputError(f"{args.script} line {n}: {describe(cmd)}: {err} "
+            # The command cut short, so the reason after it is never cut off the line.
+            said = describe(cmd)
+            said = said if len(said) <= 150 else f"{said[:149]}…"
+            raise InputError(f"{args.script} line {n}: {said}: {err} "
                              "(stopped here; nothing was saved)") from None
         if args.json:
             for ev in events:
