@@ -396,3 +396,22 @@ def test_a_file_whose_walls_cross_2500_by_2500_times_is_refused_by_check(
     assert main(["check", str(file)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "map.walls: the walls" in err and "work out sight" in err
+
+
+@settings(max_examples=40, deadline=None)
+@given(segments, st.integers(0, 19), st.integers(0, 9), st.integers(1, 2),
+       st.sampled_from([None, 3.0]))
+def test_rays_cast_a_wedge_at_a_time_nearest_walls_first_see_the_same(
+        raw: list[tuple[int, int, int, int]], x: int, y: int, size: int,
+        reach: float | None) -> None:
+    """The wedges and batches of a crowded map (256 rays and walls) cut down to three, so
+    small maps take that road too: the same area as one table of every ray and wall."""
+    walls = tuple(Wall(((a, b / 2), (c, d / 2))) for a, b, c, d in raw)
+    whole = vision.Sight(Walls(walls), 20, 10).of((x, y, size, reach))
+    wedge = vision._WEDGE
+    try:
+        vision._WEDGE = 3
+        cut = vision.Sight(Walls(walls), 20, 10).of((x, y, size, reach))
+    finally:
+        vision._WEDGE = wedge
+    assert cut.equals_exact(whole, 0)
