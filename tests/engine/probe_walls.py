@@ -73,9 +73,8 @@ CASES = {
     "spread10000": parallel(10_000, y0=0.001, y1=19.999),
     "spread2000": parallel(2_000, y0=0.001, y1=19.999),
     # Just under the limits: the worst files check accepts of each kind.
-    "spread6000": parallel(6_000, y0=0.001, y1=19.999),
-    "parallel2800": parallel(2_800),
-    "star2800": star(2_800),
+    "spread4400": parallel(4_400, y0=0.001, y1=19.999),
+    "parallel2000": parallel(2_000),
     "scatter10000": scatter(10_000),
 }
 
