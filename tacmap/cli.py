@@ -526,10 +526,12 @@ def _play_through(referee: Referee, commands: list[tuple[int, Command]],
             events = referee.execute(cmd, dice)
         except RuleError as err:
             out.flush()
-            # The reason first: a long command (a path of hundreds of cells) is cut at
-            # MAX_MESSAGE, and the reason must survive the cut.
+            # The reason first, and the command cut short: a long command (a path of
+            # hundreds of cells, thousands of walls) must not push the reason past the cut.
+            said = describe(cmd)
+            said = said if len(said) <= 150 else f"{said[:149]}…"
             raise InputError(f"{args.script} line {n}: {err} (stopped here; nothing was "
-                             f"saved) — {describe(cmd)}") from None
+                             f"saved) — {said}") from None
         if args.json:
             for ev in events:
                 # One event a line, spaced after ":" and "," as the first tacmap printed it.

@@ -202,6 +202,21 @@ def test_an_illegal_command_stops_the_script_and_saves_nothing(
     assert not out_file.exists() and path.read_bytes() == before
 
 
+def test_a_refused_command_pages_long_still_says_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: a set_walls line of thousands of walls was echoed until the line was
+    cut, and the reason was cut with it."""
+    path = _encounter(tmp_path, capsys)
+    walls = [{"type": "wall", "points": [[1.0, 1.0 + i * 1e-3], [9.0, 8.0 - i * 1e-3]]}
+             for i in range(2_100)]  # 2,203,950 pairs, all through (5, 4.5)
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"type": "set_walls", "walls": walls}) + "\n")
+    code, _, err = run(capsys, "play", str(path), "--script", str(script))
+    assert code == 2 and err.count("\n") == 1
+    assert err.rstrip().endswith("to work out sight (more than 2,000,000 pairs of wall pieces "
+                                 "within 2 m of each other) (stopped here; nothing was saved)")
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ('{"type": "attack", "actor": "ana"}', "line 1: missing field 'target' for attack"),
     ('{"type": "move", "actor": "ana", "path": [[NaN, 1]]}', "line 1: NaN is not a number"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 import numpy as np
 import pytest
 import shapely
@@ -328,3 +331,110 @@ def test_reveals_made_in_either_order_save_to_the_same_bytes(registry: Registry)
             referee.execute(EditFog(points, reveal=True))
         saved.add(storage.encode(referee.state, []))
     assert len(saved) == 1
+
+
+# --- walls that meet or cross (issue 33 item 11) ------------------------------------
+
+
+def star(n: int, centre: tuple[float, float] = (15.0, 10.0), r: float = 9.5) -> tuple[Wall, ...]:
+    """``n`` walls through one point, evenly turned."""
+    cx, cy = centre
+    turns = [(r * math.cos(math.pi * i / n), r * math.sin(math.pi * i / n)) for i in range(n)]
+    return tuple(Wall(((round(cx - dx, 6), round(cy - dy, 6)),
+                       (round(cx + dx, 6), round(cy + dy, 6)))) for dx, dy in turns)
+
+
+def crossing_grid(n: int, w: float = 30.0, h: float = 20.0) -> tuple[Wall, ...]:
+    """``n`` walls across a ``w``×``h`` map and ``n`` down it, evenly spaced."""
+    across = [Wall(((0.0, h * (i + 1) / (n + 1)), (w, h * (i + 1) / (n + 1)))) for i in range(n)]
+    down = [Wall(((w * (i + 1) / (n + 1), 0.0), (w * (i + 1) / (n + 1), h))) for i in range(n)]
+    return (*across, *down)
+
+
+def test_a_thousand_walls_through_one_point_are_split_there_once_and_still_hide() -> None:
+    """GEOS's noding iterated to 1.4 GB and then failed; each wall is now cut once."""
+    walls = star(1000)
+    assert vision.walls_problem(walls) is None
+    sight = vision.Sight(Walls(walls), 30, 20)
+    assert len(sight.segments) == 2000
+    eye = (3, 9)
+    area = sight.of((*eye, 1, None))
+    tree = Walls(walls).sight_tree
+    # Points well off the edge of the area: seen exactly when no wall stands between.
+    rng = np.random.default_rng(33)
+    edge = area.boundary
+    checked = 0
+    for x, y in rng.uniform((0, 0), (30, 20), (300, 2)):
+        point = shapely.Point(x, y)
+        if edge.distance(point) < 0.05:
+            continue
+        ray = shapely.LineString([(eye[0] + 0.5, eye[1] + 0.5), (x, y)])
+        assert area.contains(point) == (len(tree.query(ray, predicate="intersects")) == 0)
+        checked += 1
+    assert checked > 200
+
+
+def test_from_inside_a_crossing_grid_a_viewer_sees_its_own_square() -> None:
+    walls = crossing_grid(50)
+    sight = vision.Sight(Walls(walls), 30, 20)
+    assert len(sight.segments) == 2 * 50 * 51  # every wall cut at each of 50 crossings
+    area = sight.of((15, 10, 1, None))
+    step_x, step_y = 30 / 51, 20 / 51
+    i, j = int(15.5 // step_x), int(10.5 // step_y)
+    square = shapely.box(i * step_x, j * step_y, (i + 1) * step_x, (j + 1) * step_y)
+    assert area.symmetric_difference(square).area < 1e-6
+
+
+def test_walls_that_cross_into_more_pieces_than_the_map_allows_are_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit scaled down (``MAX_PIECES`` 5,000): a 49+49 grid stands, 50+50 does not."""
+    monkeypatch.setattr(vision, "MAX_PIECES", 5000)
+    monkeypatch.setattr(vision, "_NODED", [])
+    assert vision.walls_problem(crossing_grid(49)) is None  # 4,998 pieces
+    problem = vision.walls_problem(crossing_grid(50))  # 5,100
+    assert problem == ("the walls make more than 5,000 straight pieces once split where "
+                       "they cross, too many to work out sight")
+    assert vision.noded(crossing_grid(50)) is None
+
+
+def test_a_set_walls_of_a_huge_star_is_refused_in_one_sentence_and_changes_nothing(
+        registry: Registry) -> None:
+    referee = Referee(skirmish_state(), registry.get("skirmish"))
+    before, log = referee.state.map.walls, len(referee.log)
+    with pytest.raises(RuleError) as refused:
+        referee.execute(SetWalls(star(10_000, (6.0, 5.0), 4.9)))
+    assert str(refused.value).startswith("the walls lie too densely, across or alongside")
+    assert "\n" not in str(refused.value)
+    assert referee.state.map.walls == before and len(referee.log) == log
+
+
+def test_a_file_whose_walls_cross_2500_by_2500_times_is_refused_by_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It took over 4 GB to draw with fog on; ``check`` now names it in one line."""
+    from tacmap.cli import main
+    from tests.engine.test_hostile_fuzz import hostile_file
+
+    walls = [{"type": "wall", "points": list(map(list, w.points))} for w in crossing_grid(2500)]
+    file = hostile_file(tmp_path, [("encounter", "map", "walls")], [walls])
+    assert main(["check", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "map.walls: the walls" in err and "work out sight" in err
+
+
+@settings(max_examples=40, deadline=None)
+@given(segments, st.integers(0, 19), st.integers(0, 9), st.integers(1, 2),
+       st.sampled_from([None, 3.0]))
+def test_rays_cast_a_wedge_at_a_time_nearest_walls_first_see_the_same(
+        raw: list[tuple[int, int, int, int]], x: int, y: int, size: int,
+        reach: float | None) -> None:
+    """The wedges and batches of a crowded map (256 rays and walls) cut down to three, so
+    small maps take that road too: the same area as one table of every ray and wall."""
+    walls = tuple(Wall(((a, b / 2), (c, d / 2))) for a, b, c, d in raw)
+    whole = vision.Sight(Walls(walls), 20, 10).of((x, y, size, reach))
+    wedge = vision._WEDGE
+    try:
+        vision._WEDGE = 3
+        cut = vision.Sight(Walls(walls), 20, 10).of((x, y, size, reach))
+    finally:
+        vision._WEDGE = wedge
+    assert cut.equals_exact(whole, 0)

@@ -102,3 +102,26 @@ def test_portraits_at_and_past_their_limits_render_within_bounds(
                or (kind == "png" and w * h > 1_000_000)}
     assert len(told) <= len(portraits) and bool(told) == bool(refused)
     event(f"{len(told)} of {len(portraits)} portraits left out")
+
+
+def test_walls_through_one_point_are_each_drawn_whole(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str], qapp: Any) -> None:
+    """Issue 33 item 11: the walls layer strokes wall by wall (one path of a thousand
+    walls through a point took Qt 11 s); every wall still shows out to its end."""
+    from tacmap.ui.qt import QColor, QImage
+    from tests.engine.test_vision import star
+
+    walls = star(120)
+    doc = [{"type": "wall", "points": list(map(list, w.points))} for w in walls]
+    file = hostile_file(tmp_path, [("encounter", "map", "walls")], [doc])
+    out = tmp_path / "star.png"
+    assert main(["render", str(file), str(out), "--scale", "20"]) == 0
+    capsys.readouterr()
+    image = QImage(str(out))
+    for wall in walls:
+        (ax, ay), (bx, by) = wall.points
+        for k in (0.02, 0.98):  # a hair inside each end
+            x, y = ax + (bx - ax) * k, ay + (by - ay) * k
+            near = [QColor(image.pixel(round(x * 20) + i, round(y * 20) + j))
+                    for i in (-1, 0, 1) for j in (-1, 0, 1)]
+            assert min(max(c.red(), c.green(), c.blue()) for c in near) < 80, (wall, k)

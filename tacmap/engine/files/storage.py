@@ -49,7 +49,7 @@ from tacmap.engine.play.referee import MAX_LOG, Entry
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.space.geometry import wall_problem
 from tacmap.engine.space.templates import placed_problem
-from tacmap.engine.space.vision import area_problem
+from tacmap.engine.space.vision import area_problem, walls_problem
 
 FORMAT = "tacmap-encounter"
 VERSION = 1
@@ -115,6 +115,9 @@ def check_state(state: Encounter, where: str = "encounter", walls: bool = True) 
         problem = wall_problem(wall, m.width, m.height)
         if problem:
             raise InputError(f"{where}.map.walls[{i}]: {problem}")
+    problem = walls_problem(m.walls) if walls else None
+    if problem:
+        raise InputError(f"{where}.map.walls: {problem}")
     problem = placed_problem(state)
     if problem:
         raise InputError(f"{where}.{problem}")

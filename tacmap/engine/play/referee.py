@@ -319,6 +319,9 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
             problem = wall_problem(wall, state.map.width, state.map.height)
             if problem:
                 raise RuleError(f"wall {i + 1}: {problem}")
+        problem = vision.walls_problem(cmd.walls)
+        if problem:
+            raise RuleError(problem)
         if cmd.walls == state.map.walls:
             raise RuleError("the walls are already like that: nothing to change")
         ctx.emit(WallsChanged(state.map.walls, tuple(cmd.walls)))

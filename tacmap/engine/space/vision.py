@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import msgspec
 import numpy as np
 import shapely
+from shapely import STRtree
 from shapely.geometry.base import BaseGeometry
 
 from tacmap.engine.model.events import Explored
@@ -36,6 +38,7 @@ from tacmap.engine.model.state import (
     OutOfFight,
     Ring,
     Token,
+    Wall,
     canonical_area,
     marked_dead,
     party_side,
@@ -71,23 +74,13 @@ class Sight:
 
     def __init__(self, walls: Walls, width: int, height: int) -> None:
         self.size = (width, height)
-        lines: list[BaseGeometry] = []
-        for wall, shape in zip(walls.sight_walls, walls.sight_shapes, strict=True):
-            lines.append(shape.exterior if wall.closed else shape)
         # Split where walls cross or meet mid-span, so every corner of the visible
         # area is the end of some segment a ray can be cast at.
-        coords = np.zeros((0, 4))
-        if lines:
-            # Noding meets every pair of overlapping segments: a thousand copies of one
-            # wall would cost a million crossings, so copies and overlaps go first.
-            pieces = _distinct(_segments([c for g in lines for c in _pieces(g)]))
-            noded = shapely.node(shapely.MultiLineString(list(pieces.reshape(-1, 2, 2))))
-            parts = shapely.get_parts(noded)
-            pts, idx = shapely.get_coordinates(parts, return_index=True)
-            same = idx[:-1] == idx[1:]  # consecutive points of one part make a segment
-            coords = np.hstack([pts[:-1][same], pts[1:][same]])
-            keep = np.hypot(coords[:, 2] - coords[:, 0], coords[:, 3] - coords[:, 1]) > 1e-9
-            coords = coords[keep]
+        coords = noded(walls.sight_walls)
+        if coords is None:
+            # Past the limits only a state nothing checked gets here: rays still stop on
+            # every wall, crossings are just not corners of their own.
+            coords = wall_segments(walls.sight_walls)
         self.segments = coords
         self._lo = np.minimum(coords[:, :2], coords[:, 2:])
         self._hi = np.maximum(coords[:, :2], coords[:, 2:])
@@ -202,12 +195,7 @@ class Sight:
         if arcs is not None:
             angles = angles[_inside(angles, arcs)]
         d = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-        # Rays against segments is a rays × segments table: built a slice of rays at a
-        # time, so a box crowded with walls costs time, not gigabytes.
-        step = max(1, _TABLE // len(segs))
-        found = [_first_hits(d[i:i + step], segs, px, py) for i in range(0, len(d), step)]
-        which = np.concatenate([w for w, _ in found]) if found else np.zeros(0, dtype=int)
-        t = np.concatenate([h for _, h in found]) if found else np.zeros(0)
+        which, t = _hits(d, angles, segs, walls, px, py)
         points = np.stack([px + t * d[:, 0], py + t * d[:, 1]], axis=1)
         out = (which >= walls) & side_open[np.clip(which - walls, 0, 3)]
         return angles, points, out
@@ -217,9 +205,81 @@ class Sight:
 _TABLE = 2_000_000
 
 
-def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far."""
+#: Rays cast together against the walls in their narrow wedge of directions, and walls
+#: a wedge's rays are tried against at a time, nearest first.
+_WEDGE = 256
+#: Metres a ray may end short of a wall's nearest point (a hit a hair past a wall's end).
+_SLACK = 1e-4
+
+
+def _hits(d: np.ndarray, angles: np.ndarray, segs: np.ndarray, walls: int, px: float,
+          py: float) -> tuple[np.ndarray, np.ndarray]:
+    """The first of ``segs`` each ray meets, and how far: what ``_table`` answers.
+
+    The rays go a wedge at a time against only the walls that wedge can meet (the box's
+    sides, the rows past ``walls``, always), nearest walls first: a ray that stopped
+    before the nearest wall left is done. Walls that cross a map, or lie side by side,
+    then cost rays × the walls near them, not rays × every wall.
+    """
+    if walls <= _WEDGE or len(d) <= _WEDGE:
+        return _table(d, segs, px, py)
+    which, t = np.zeros(len(d), dtype=np.int64), np.zeros(len(d))
+    order = np.argsort(angles, kind="stable")
+    gap = _distance(segs, px, py)
+    # A wall through the viewer, or ending a hair from it, has no sure wedge: always in.
+    always = gap[:walls] <= 1e-6
+    sides = np.arange(walls, len(segs))
+    for start in range(0, len(order), _WEDGE):
+        rays = order[start:start + _WEDGE]
+        lo, hi = angles[rays[0]], angles[rays[-1]]
+        near = always | _overlaps(segs[:walls], px, py, np.array([[lo, hi - lo]]))
+        rows = np.concatenate([np.flatnonzero(near), sides])
+        rows = rows[np.argsort(gap[rows], kind="stable")]
+        best = np.full(len(rays), np.inf)
+        first = np.full(len(rays), len(segs), dtype=np.int64)
+        left = np.arange(len(rays))
+        for b in range(0, len(rows), _WEDGE):
+            # Sorted by index within a batch: equal distances go to the lowest row, as
+            # one table over every segment would have it.
+            batch = np.sort(rows[b:b + _WEDGE])
+            w, h = _first_hits(d[rays[left]], segs[batch], px, py, keep_misses=True)
+            w = batch[w]
+            better = (h < best[left]) | ((h == best[left]) & (w < first[left]))
+            best[left[better]], first[left[better]] = h[better], w[better]
+            if b + _WEDGE >= len(rows):
+                break
+            left = left[best[left] >= gap[rows[b + _WEDGE]] - _SLACK]
+            if not len(left):
+                break
+        hit = np.isfinite(best)
+        which[rays], t[rays] = np.where(hit, first, 0), np.where(hit, best, 0.0)
+    return which, t
+
+
+def _table(d: np.ndarray, segs: np.ndarray, px: float, py: float
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """``_first_hits`` over a rays × segments table built a slice of rays at a time, so a
+    box crowded with walls costs time, not gigabytes."""
+    step = max(1, _TABLE // len(segs))
+    found = [_first_hits(d[i:i + step], segs, px, py) for i in range(0, len(d), step)]
+    which = np.concatenate([w for w, _ in found]) if found else np.zeros(0, dtype=np.int64)
+    t = np.concatenate([h for _, h in found]) if found else np.zeros(0)
+    return which, t
+
+
+def _distance(segs: np.ndarray, px: float, py: float) -> np.ndarray:
+    """How far each segment passes from (px, py)."""
+    a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    w = np.array([px, py]) - a
+    k = np.clip((w * e).sum(axis=1) / np.maximum((e * e).sum(axis=1), 1e-300), 0, 1)
+    gap = w - k[:, None] * e
+    return np.hypot(gap[:, 0], gap[:, 1])  # type: ignore[no-any-return]
+
+
+def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float,
+                keep_misses: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """For rays from (px, py) in directions ``d``: the segment each meets first, and how far
+    (0, or infinity with ``keep_misses``, for a ray that meets none)."""
     a, e = segs[:, :2], segs[:, 2:] - segs[:, :2]
     wx, wy = a[:, 0] - px, a[:, 1] - py
     denom = d[:, :1] * e[:, 1] - d[:, 1:] * e[:, 0]
@@ -230,7 +290,7 @@ def _first_hits(d: np.ndarray, segs: np.ndarray, px: float, py: float
     t = np.where(hit, t, np.inf)
     which = t.argmin(axis=1)
     t = t[np.arange(len(t)), which]
-    return which, np.where(np.isfinite(t), t, 0.0)
+    return which, t if keep_misses else np.where(np.isfinite(t), t, 0.0)
 
 
 def _distinct_sorted(values: np.ndarray) -> np.ndarray:
@@ -294,10 +354,6 @@ def _lean(points: np.ndarray) -> np.ndarray:
     return points[keep] if keep.sum() >= 3 else points
 
 
-def _pieces(g: BaseGeometry) -> list[list[tuple[float, float]]]:
-    return [list(part.coords) for part in shapely.get_parts(g)]
-
-
 def _segments(lines: list[list[tuple[float, float]]]) -> np.ndarray:
     """The straight pieces of polylines as rows (x1, y1, x2, y2), zero-length ones dropped."""
     rows = [np.hstack([a[:-1], a[1:]]) for a in (np.asarray(line, dtype=float) for line in lines)
@@ -347,6 +403,152 @@ def _distinct(segs: np.ndarray) -> np.ndarray:
     last = np.lexsort((t2, run))
     ends = last[np.r_[np.flatnonzero(np.diff(run[last])), len(last) - 1]]
     return np.hstack([a[starts], b[ends]])
+
+
+#: Most pairs of wall segments that come within ``NEAR`` metres of each other (their
+#: boxes do): past it the walls are refused (``walls_problem``) before noding's work grows
+#: with their square. Walls packed that densely, crossing or side by side, also make
+#: rays graze hundreds of walls each.
+MAX_NEAR_PAIRS = 2_000_000
+#: Metres within which two wall segments are counted as near each other.
+NEAR = 2.0
+#: Most pieces the walls may make once split where they cross: the sight index (every
+#: piece's ends are rays cast from each viewer) stays within seconds and memory.
+MAX_PIECES = 20_000
+#: Pairs of segments looked at in one go while noding (a few tens of MB of arrays).
+_PAIR_CHUNK = 500_000
+#: Metres within which a crossing is a wall's own end, not a new corner.
+_TOUCH = 1e-9
+
+
+def wall_segments(walls: Sequence[Wall]) -> np.ndarray:
+    """The straight pieces of ``walls`` (an obstacle's outline closed), copies and
+    collinear overlaps merged: rows (x1, y1, x2, y2)."""
+    lines = [[*w.points, w.points[0]] if w.closed and w.points[0] != w.points[-1]
+             else list(w.points) for w in walls]
+    return _distinct(_segments(lines))
+
+
+class _Noding(NamedTuple):
+    segments: np.ndarray | None
+    """The noded segments, or None past a limit."""
+    problem: str | None
+    """Why the walls are refused, or None."""
+
+
+_NODED: list[tuple[Sequence[Wall], _Noding]] = []
+
+
+def walls_problem(walls: Sequence[Wall]) -> str | None:
+    """Why these walls cannot all stand on one map, or None: too many meet or cross."""
+    return _node(walls).problem
+
+
+def noded(walls: Sequence[Wall]) -> np.ndarray | None:
+    """``walls`` as segments split wherever they cross or meet mid-span (noded once per
+    set of walls), or None when ``walls_problem`` refuses them."""
+    return _node(walls).segments
+
+
+def _node(walls: Sequence[Wall]) -> _Noding:
+    # The file check, the referee and then the map's sight all ask about the same walls.
+    for known, found in _NODED:
+        if known is walls or (len(known) == len(walls) and known == walls):
+            return found
+    found = _split(wall_segments(walls))
+    _NODED[:] = [(walls, found), *_NODED[:1]]
+    return found
+
+
+def _split(segs: np.ndarray) -> _Noding:
+    """Segments split at every point where another crosses or touches them mid-span.
+
+    In numpy, rather than GEOS's ``node``: a thousand walls through one point made it
+    iterate to gigabytes and then fail; here each pair of segments that meet adds one
+    point to each, and points that coincide along a segment split it once. The pairs
+    looked at and the pieces made are bounded, so hostile walls are refused, not drawn.
+    """
+    n = len(segs)
+    if n > MAX_PIECES:
+        return _Noding(None, _too_many_pieces())
+    if n < 2:
+        return _Noding(segs, None)
+    lo, hi = np.minimum(segs[:, :2], segs[:, 2:]), np.maximum(segs[:, :2], segs[:, 2:])
+    tree = STRtree(shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
+    pad = np.array([-NEAR, -NEAR, NEAR, NEAR])
+    boxes = shapely.box(*(np.hstack([lo, hi]) + pad).T)
+    chunk = max(1, _PAIR_CHUNK // n)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    near = 0
+    where: list[np.ndarray] = []  # rows (segment, position along it 0..1, x, y)
+    for start in range(0, n, chunk):
+        i, j = tree.query(boxes[start:start + chunk])
+        i = i + start
+        keep = i < j
+        i, j = i[keep], j[keep]
+        near += len(i)
+        if near > MAX_NEAR_PAIRS:
+            return _Noding(None, "the walls lie too densely, across or alongside each other, "
+                                 f"to work out sight (more than {MAX_NEAR_PAIRS:,} pairs of "
+                                 f"wall pieces within {NEAR:g} m of each other)")
+        # Kept distinct as they come: a thousand walls through one point meet a million
+        # times at one point of each.
+        where = [_once(np.vstack([*where, *_meetings(segs, i, j)]), length)]
+        if n + len(where[0]) > MAX_PIECES:
+            return _Noding(None, _too_many_pieces())
+    rows = where[0] if where else np.zeros((0, 4))
+    ends = np.column_stack([np.arange(n), np.zeros(n), segs[:, :2]])
+    tails = np.column_stack([np.arange(n), np.ones(n), segs[:, 2:]])
+    points = np.vstack([ends, rows, tails])
+    points = points[np.lexsort((points[:, 1], points[:, 0]))]
+    same = points[1:, 0] == points[:-1, 0]  # consecutive points of one segment: a piece
+    out = np.hstack([points[:-1, 2:][same], points[1:, 2:][same]])
+    return _Noding(out[np.hypot(out[:, 2] - out[:, 0], out[:, 3] - out[:, 1]) > _TOUCH], None)
+
+
+def _once(rows: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Rows (segment, position, x, y) sorted along each segment, points a hair apart
+    along one segment kept once."""
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    gap = np.diff(rows[:, 1]) * length[rows[1:, 0].astype(np.int64)]
+    fresh = np.ones(len(rows), dtype=bool)
+    fresh[1:] = (rows[1:, 0] != rows[:-1, 0]) | (gap > _TOUCH)
+    return rows[fresh]
+
+
+def _too_many_pieces() -> str:
+    return (f"the walls make more than {MAX_PIECES:,} straight pieces once split where they "
+            "cross, too many to work out sight")
+
+
+def _meetings(segs: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[np.ndarray]:
+    """Where segments ``i`` and ``j`` meet strictly inside one of them: rows (segment,
+    position along it, x, y), one for each segment the point splits."""
+    p, r = segs[i, :2], segs[i, 2:] - segs[i, :2]
+    q, s = segs[j, :2], segs[j, 2:] - segs[j, :2]
+    rl, sl = np.hypot(r[:, 0], r[:, 1]), np.hypot(s[:, 0], s[:, 1])
+    qp = q - p
+    rxs = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
+    out: list[np.ndarray] = []
+    crossing = np.abs(rxs) > 1e-12 * rl * sl
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / rxs
+        u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / rxs
+    meet = crossing & (t * rl >= -_TOUCH) & ((1 - t) * rl >= -_TOUCH) & \
+        (u * sl >= -_TOUCH) & ((1 - u) * sl >= -_TOUCH)
+    at = p + np.clip(t, 0, 1)[:, None] * r  # the one point both segments are split at
+    for seg, pos, full in ((i, t, rl), (j, u, sl)):
+        inner = meet & (pos * full > _TOUCH) & ((1 - pos) * full > _TOUCH)
+        out.append(np.column_stack([seg[inner], pos[inner], at[inner]]))
+    # Collinear pairs (their overlaps are merged already) split where one's end lies
+    # inside the other.
+    line = ~crossing & (np.abs(qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) <= _TOUCH * rl)
+    for seg, a, d, full, other in ((i, p, r, rl, (q, q + s)), (j, q, s, sl, (p, p + r))):
+        for end in other:
+            pos = ((end - a) * d).sum(axis=1) / full**2
+            inner = line & (pos * full > _TOUCH) & ((1 - pos) * full > _TOUCH)
+            out.append(np.column_stack([seg[inner], pos[inner], end[inner]]))
+    return out
 
 
 def _clip(segs: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:

@@ -56,6 +56,7 @@ class WallsItem(QGraphicsPathItem):
         self.doors = QPainterPath()
         self.open_doors = QPainterPath()
         self.windows = QPainterPath()
+        self._strokes: dict[str, list[QPolygonF]] = {}
         self.set_walls(walls)
 
     def set_walls(self, walls: Sequence[Wall]) -> None:
@@ -83,6 +84,11 @@ class WallsItem(QGraphicsPathItem):
         both = QPainterPath(lines)
         both.addPath(blocks)
         self.setPath(both)
+        # Stroked one wall at a time: Qt strokes one path of a thousand walls through one
+        # point in seconds (their outlines are merged), the same walls one by one at once.
+        self._strokes = {name: path.toSubpathPolygons() for name, path in (
+            ("walls", both), ("doors", self.doors), ("open", self.open_doors),
+            ("windows", self.windows))}
         pen = QPen(QColor("#2b2118"), 5)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
@@ -102,15 +108,19 @@ class WallsItem(QGraphicsPathItem):
         painter.drawPath(self.obstacles)
         painter.setPen(self.pen())
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self.path())
+        self._stroke(painter, "walls")
         painter.setPen(QPen(DOOR, 9, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
-        painter.drawPath(self.doors)
-        painter.drawPath(self.open_doors)
+        self._stroke(painter, "doors")
+        self._stroke(painter, "open")
         # A window: two thin blue lines with the floor showing between them.
         painter.setPen(QPen(WINDOW, 7, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
-        painter.drawPath(self.windows)
+        self._stroke(painter, "windows")
         painter.setPen(QPen(QColor("#f4f8fb"), 3, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap))
-        painter.drawPath(self.windows)
+        self._stroke(painter, "windows")
+
+    def _stroke(self, painter: QPainter, name: str) -> None:
+        for line in self._strokes[name]:
+            painter.drawPolyline(line)
 
 
 #: Fog on the player view: never seen (near-black) and seen before (dimmed).
