@@ -211,7 +211,9 @@ class PlayerView(QMainWindow):
         self._title = order.title if order is not None else "Before combat"
         self.order.show_order(state, order, [], hidden)
         self.timeline.show_timeline(state, timeline, hidden)
-        self.timeline_dock.setVisible(timeline is not None)
+        # Its room is kept from the start, as in the GM's window: the window is sized for
+        # 40 px tokens with the timeline in it, and combat starting shrinks nothing.
+        self.timeline_dock.setVisible(ruleset.has_timeline())
         active = self.order.active
         if active and active not in hidden and active in state.tokens:
             token = state.tokens[active]

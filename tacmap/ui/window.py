@@ -194,7 +194,7 @@ class MainWindow(WindowMenus):
         session.referee.subscribe(self._on_change)
         self.actor = None
         #: Who was acting at the last redraw: when it changes, a turn has begun.
-        self._turn: tuple[str, ...] | None = None
+        self._turn: tuple[str, tuple[str, ...] | None] | None = None
         self.log_panel.show_log(session.referee.state, session.referee.log)
         self.roster_panel.refresh()
         self.refresh()
@@ -280,9 +280,12 @@ class MainWindow(WindowMenus):
         The last turn's messages ("click the target", a refusal) no longer apply.
         """
         acting = tuple(r.id for r in order.rows if r.state == "acting") if order else None
-        if acting == self._turn:
+        # The heading too: a new phase or round with the same token to act is a new turn
+        # to announce (reflex: the last to declare is often the first to act).
+        turn = (order.title, acting) if order is not None else None
+        if turn == self._turn:
             return
-        self._turn = acting
+        self._turn = turn
         if order is None or not acting:
             return
         if active is not None and active != self.actor:

@@ -33,3 +33,34 @@ def test_long_turn_order_rows_wrap_in_the_gms_dock(qtbot: object) -> None:
     assert rows.wordWrap()
     assert rows.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
     assert not InitiativePanel(lambda command: True, player=True).rows.wordWrap()
+
+
+def test_each_turn_starts_at_the_top_of_the_actions_and_arming_keeps_the_place(
+        qtbot: object) -> None:
+    """Issue 36 item 6: the box kept the last token's scroll, so the next token's Attack
+    was out of view; and it jumped to the bottom when an action was armed."""
+    from tacmap.engine.model.state import Encounter, Token
+    from tacmap.engine.rules.views import ActionOption, OrderRow, TurnOrder
+    from tacmap.ui.panels.initiative import InitiativePanel
+
+    state = Encounter(ruleset="test", name="t")
+    for tid in ("ana", "bo"):
+        state.tokens[tid] = Token(tid, tid.title(), "party", 1, 1)
+    order = TurnOrder("Round 1", (OrderRow("ana", "Ana", "party", "#1", "acting", ""),
+                                  OrderRow("bo", "Bo", "party", "#2", "waiting", "")))
+    actions = [ActionOption(f"a{i}", f"Action {i}", "none") for i in range(14)]
+    panel = InitiativePanel(lambda command: True)
+    qtbot.addWidget(panel)  # type: ignore[attr-defined]
+    panel.resize(320, 500)
+    panel.show()
+    panel.show_order(state, order, actions, actor="ana")
+    QApplication.processEvents()
+    bar = panel.actions_scroller.verticalScrollBar()
+    assert bar.maximum() > 0, "more buttons than the box shows"
+    bar.setValue(bar.maximum())
+    panel.show_order(state, order, actions, actor="ana")  # the same token: an action armed
+    QApplication.processEvents()
+    assert bar.value() == bar.maximum()
+    panel.show_order(state, order, actions, actor="bo")  # the next token's turn
+    QApplication.processEvents()
+    assert bar.value() == 0

@@ -337,3 +337,46 @@ def test_a_burst_of_results_draws_only_the_last(demo: MainWindow) -> None:
     assert strip.label.text() != before  # cleared, not yet drawn anew
     QApplication.processEvents()
     assert strip.label.text() == before  # drawn once, the newest words
+
+
+def test_the_first_rolls_label_stays_whole_as_more_rolls_appear(demo: MainWindow,
+                                                                qtbot: object) -> None:
+    """Issue 36 item 15: the sheet clipped the first roll's label once more dice rows
+    appeared."""
+    from tacmap.ui.qt import QLabel
+
+    ref = demo.session.referee
+    plan = DicePlan("Ser Aldric attacks Barry the Guard", trial_of(ref, Attack("aldric", "barry")))
+    sheet = DiceSheet(plan, demo)
+    qtbot.addWidget(sheet)  # type: ignore[attr-defined]
+    sheet.show()
+    for field in sheet.groups[0].fields:
+        field.setText("6")
+    for _ in range(3):
+        QApplication.processEvents()
+    assert len(sheet.groups) >= 2
+    for group in sheet.groups:
+        title = group.findChildren(QLabel)[0]
+        assert title.height() >= title.heightForWidth(title.width()), title.text()
+        assert title.geometry().bottom() < group.fields[0].geometry().top()
+
+
+def test_a_miss_on_dice_rolled_before_is_the_last_result(qtbot: object, registry: Registry,
+                                                         tmp_path: Path) -> None:
+    """Issue 36 item 5: reflex rolls a round's pools at once, so a miss rolls nothing new;
+    the Last result stayed on the action before ("Kestrel attacks Skulk" while the log
+    said Skulk missed)."""
+    from tacmap.engine.model.commands import Attack as AttackCommand
+
+    win = open_demo(qtbot, registry, tmp_path, "reflex_demo.tacmap")
+    win.session.referee.state.seed = 27
+    script = read_script(str(RESOURCES / "reflex_demo-two-rounds.jsonl"))
+    for n, command in script:
+        assert win.run(command), n
+        if n == 17:
+            break
+    entry = win.session.referee.log[-1]
+    assert isinstance(entry.command, AttackCommand) and entry.command.actor == "skulk"
+    qtbot.waitUntil(lambda: "Skulk attacks Kestrel" in  # type: ignore[attr-defined]
+                    win.log_panel.result.label.text(), timeout=2000)
+    assert "misses Kestrel" in win.log_panel.result.label.text()

@@ -213,6 +213,11 @@ def test_on_one_1080p_screen_the_player_view_opens_windowed_with_40_px_tokens(
     assert not player.isFullScreen()  # one screen: a window, not full screen over the GM's
     assert player.width() <= 1920 and player.height() <= 1040
     assert player.view.zoom * CELL >= MIN_TOKEN - 0.5
+    # In combat too, the timeline (kept from the start) shown (issue 36 item 9: speed_rank's
+    # tokens shrank to 35 px when it appeared).
+    assert win.run(StartCombat())
+    settle()
+    assert player.view.zoom * CELL >= MIN_TOKEN - 0.5
 
 
 def test_with_a_second_screen_the_player_view_opens_full_screen_there(

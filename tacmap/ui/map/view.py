@@ -236,6 +236,10 @@ class MapView(QGraphicsView):
         scale = self._scale_for(rect)
         if not scale:
             return  # not laid out yet: the first resize fits it
+        if self.min_token and scale * CELL < self.min_token:
+            # Tokens too far apart to frame at the players' readable size: the size
+            # holds, and the view follows whoever acts (``follow``).
+            scale = self.min_token / CELL
         left, top, right, bottom = self.fit_padding
         self.setTransform(QTransform.fromScale(scale, scale))
         self._scroll_area()
@@ -559,6 +563,9 @@ class MapView(QGraphicsView):
             return
         if self.auto_fit:
             self._fit()
+            seen = self.mapToScene(self.viewport().rect()).boundingRect()
+            if not seen.contains(box):  # the fit is held at the readable size: pan to it
+                self.ensureVisible(box, 120, 120)
         else:
             self.ensureVisible(box, 120, 120)
 

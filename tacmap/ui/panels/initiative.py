@@ -226,6 +226,8 @@ class InitiativePanel(QWidget):
         self.active: str | None = None
         #: How many rows there were when the panel last asked its dock for room.
         self._rows_asked_for = 0
+        #: Whose actions the buttons show (a new token's start scrolled to the top).
+        self._actions_of: str | None = None
 
     def show_order(self, state: Encounter, order: TurnOrder | None,
                    actions: list[ActionOption], hidden: Collection[str] = (),
@@ -286,7 +288,15 @@ class InitiativePanel(QWidget):
             self.active = actor
         name = state.tokens[actor].name if actor in state.tokens else ""
         self.actions_box.setTitle(f"Actions — {name}" if name else "Actions")
+        bar = self.actions_scroller.verticalScrollBar()
+        # Each token's turn starts at the top of its actions (its Attack first); the same
+        # token's buttons redrawn (an action armed, one taken) keep where the GM was.
+        kept = bar.value() if actor == self._actions_of else 0
+        self._actions_of = actor
         self._show_actions(actions)
+        bar.setValue(kept)
+        if kept:  # the new buttons give the bar its range once they are laid out
+            QTimer.singleShot(0, lambda: bar.setValue(kept))
 
     def ask_for_room(self) -> None:
         """Make the dock tall enough for every row (up to two thirds of the window: the

@@ -15,6 +15,7 @@ import html
 import re
 from collections.abc import Sequence
 
+from tacmap.engine.model.commands import Act, Attack
 from tacmap.engine.model.events import (
     ConditionChanged,
     DiceRolled,
@@ -24,7 +25,7 @@ from tacmap.engine.model.events import (
     Said,
 )
 from tacmap.engine.model.state import Encounter
-from tacmap.engine.play.narrate import reactions, sentence
+from tacmap.engine.play.narrate import declaration, reactions, sentence
 from tacmap.engine.play.referee import Entry
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import QLabel, QScrollArea, QSize, Qt, QTimer, QVBoxLayout, QWidget
@@ -37,10 +38,15 @@ HURT, HEALED, REACTED = "#a0211f", "#1f7a3a", "#6a2fa6"
 SHOWN = (DiceRolled, HpChanged, Said, ConditionChanged)
 
 
-def is_result(entry: Entry) -> bool:
+def is_result(state: Encounter, entry: Entry) -> bool:
     """Whether ``entry`` decided something the GM wants to see: dice rolled (the rules' or
-    the GM's own free roll) or HP changed."""
-    return any(isinstance(ev, DiceRolled | GmRolled | HpChanged) for ev in entry.events)
+    the GM's own free roll), HP changed, or an attack or action resolved on dice rolled
+    before (reflex rolls a round's pools at once: a miss then rolls nothing new)."""
+    if any(isinstance(ev, DiceRolled | GmRolled | HpChanged) for ev in entry.events):
+        return True
+    cmd = entry.command
+    return isinstance(cmd, Attack | Act) and bool(cmd.target) and bool(entry.events) \
+        and not declaration(state, cmd, entry.events)
 
 
 def _line(state: Encounter, ev: Event) -> str:
@@ -111,7 +117,7 @@ class ResultStrip(QScrollArea):
         """Show ``entry`` if it decided something; True when it did (and is shown).
 
         ``said``: the entry's sentence, when the caller has made it already."""
-        if not is_result(entry):
+        if not is_result(state, entry):
             return False
         heading, lines = result_lines(state, entry, said)
         text = f"<b>Last result: {esc(heading)}</b><br>" + "<br>".join(lines)

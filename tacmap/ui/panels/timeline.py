@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     import pyqtgraph as pg
 
 
-#: Pixels a timeline row takes, and the most the panel takes of the window's height.
-ROW_HEIGHT, ROOM_MAX = 20, 260
+#: Pixels a timeline row takes (the GM's, the players' larger type), and the most the
+#: panel takes of the window's height.
+ROW_HEIGHT, PLAYER_ROW_HEIGHT, ROOM_MAX = 20, 28, 260
 
 
 class TimelinePanel(QWidget):
@@ -147,7 +148,8 @@ class TimelinePanel(QWidget):
         """One height for the whole encounter: room for a row per combatant on the map, so
         rows coming and going between phases, or combat starting, never move the map."""
         rows = sum(1 for t in state.tokens if t not in hidden)
-        tall = min(ROOM_MAX, 50 + ROW_HEIGHT * max(rows, 1))
+        row = PLAYER_ROW_HEIGHT if self.player else ROW_HEIGHT
+        tall = min(ROOM_MAX, 50 + row * max(rows, 1))
         if self.minimumHeight() != tall or self.maximumHeight() != tall:
             self.setFixedHeight(tall)
 
