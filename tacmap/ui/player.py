@@ -48,6 +48,7 @@ from tacmap.ui.qt import (
     QRect,
     QScreen,
     QShowEvent,
+    QSize,
     Qt,
     QTimer,
     QWidget,
@@ -174,6 +175,8 @@ class PlayerView(QMainWindow):
         self._followed: tuple[str, int, int] | None = None
         #: The turn order's heading as the players last saw it.
         self._title = "Before combat"
+        #: The size ``size_for_tokens`` gave the window (None before it did).
+        self._sized: QSize | None = None
         #: Whether the docks were fitted snugly round their contents on first show.
         self._snug = False
         self.resize(1200, 800)
@@ -256,6 +259,12 @@ class PlayerView(QMainWindow):
         height = min(most_h, max(height, self.height()))
         self.resize(width, height)
         self.move(screen.center().x() - width // 2, screen.center().y() - height // 2)
+        # While it keeps this size its tokens stay MIN_TOKEN across (a window the GM
+        # resizes, or full screen, fits as it always has).
+        self._sized = self.size()
+        self.view.hold_min_token = lambda: not self.isFullScreen() and self.size() == self._sized
+        if self.view.auto_fit:
+            self.view.fit()
 
     def toggle_full_screen(self) -> None:
         """F11: full screen on the screen the window is on, or back."""

@@ -134,6 +134,8 @@ class MainWindow(WindowMenus):
         # The last result stays in view below the turn, whichever tab is raised.
         self.result_dock = self._dock("Last result", self.log_panel.result, right)
         self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
+        # The turn order grows into the tabs below, not into the last result.
+        self.order_panel.keep_below = lambda: [(self.result_dock, RESULT_HEIGHT)]
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.dice_panel = DicePanel(self.run, lambda: next(reversed(self.session.referee.log),

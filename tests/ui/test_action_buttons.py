@@ -58,9 +58,10 @@ def test_each_turn_starts_at_the_top_of_the_actions_and_arming_keeps_the_place(
     bar = panel.actions_scroller.verticalScrollBar()
     assert bar.maximum() > 0, "more buttons than the box shows"
     bar.setValue(bar.maximum())
+    top = bar.maximum()
     panel.show_order(state, order, actions, actor="ana")  # the same token: an action armed
-    QApplication.processEvents()
-    assert bar.value() == bar.maximum()
+    qtbot.waitUntil(lambda: bar.maximum() == top)  # type: ignore[attr-defined]
+    assert bar.value() == top
     panel.show_order(state, order, actions, actor="bo")  # the next token's turn
     QApplication.processEvents()
     assert bar.value() == 0

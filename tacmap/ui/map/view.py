@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tacmap.engine.play.referee import Referee
 from tacmap.ui.map.area_tools import TemplatePreview
 from tacmap.ui.map.drag import DragController
@@ -112,6 +114,9 @@ class MapView(QGraphicsView):
         #: Smallest token a fit of the whole map may draw, in screen pixels: below it
         #: ``fit`` frames the tokens alone (the player view's readable size; 0: none).
         self.min_token = 0.0
+        #: Whether a fit may not go under ``min_token`` (the player view in the window it
+        #: sized for the players: the map then follows whoever acts instead).
+        self.hold_min_token: Callable[[], bool] = lambda: False
         #: True: refit on every resize while fitted (the player view); False: only when
         #: the window is resized, never because a dock took or gave back room.
         self.refit_on_any_resize = False
@@ -236,9 +241,9 @@ class MapView(QGraphicsView):
         scale = self._scale_for(rect)
         if not scale:
             return  # not laid out yet: the first resize fits it
-        if self.min_token and scale * CELL < self.min_token:
-            # Tokens too far apart to frame at the players' readable size: the size
-            # holds, and the view follows whoever acts (``follow``).
+        if self.min_token and scale * CELL < self.min_token and self.hold_min_token():
+            # Tokens too far apart to frame at the players' readable size in a window
+            # made for it: the size holds, and the view follows whoever acts.
             scale = self.min_token / CELL
         left, top, right, bottom = self.fit_padding
         self.setTransform(QTransform.fromScale(scale, scale))
@@ -564,7 +569,7 @@ class MapView(QGraphicsView):
         if self.auto_fit:
             self._fit()
             seen = self.mapToScene(self.viewport().rect()).boundingRect()
-            if not seen.contains(box):  # the fit is held at the readable size: pan to it
+            if not seen.contains(box):  # the fit holds the readable size: pan to the token
                 self.ensureVisible(box, 120, 120)
         else:
             self.ensureVisible(box, 120, 120)

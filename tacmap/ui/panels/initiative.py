@@ -15,6 +15,7 @@ from tacmap.ui.qt import (
     QColor,
     QDockWidget,
     QFont,
+    QFontMetricsF,
     QFrame,
     QGroupBox,
     QHBoxLayout,
@@ -44,9 +45,8 @@ STATE_MARK = {"waiting": "", "declared": "✎ declared", "acting": "▶ acting",
               "out": "✗ out"}
 
 
-#: Item data of a turn-order row: its first line, its detail, and whether it shows in full.
-HEAD, DETAIL, FULL = (Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2,
-                      Qt.ItemDataRole.UserRole + 3)
+#: Item data of a turn-order row: its first line and its detail.
+HEAD, DETAIL = Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2
 
 
 class OrderList(QListWidget):
@@ -55,6 +55,8 @@ class OrderList(QListWidget):
     def __init__(self, on_reorder: Callable[[tuple[str, ...]], object]) -> None:
         super().__init__()
         self.on_reorder = on_reorder
+        #: The list's width when its rows' details were last cut to it.
+        self._fitted_width = -1
         self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
 
@@ -67,27 +69,39 @@ class OrderList(QListWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if event.oldSize().width() != event.size().width():
+        if self.width() != self._fitted_width:
+            self._fitted_width = self.width()
             self.fit_details()
 
     def fit_details(self) -> None:
-        """Each waiting row's detail on one line, ended with "…" where it is longer (the
-        whole of it in the row's tooltip); the acting row's detail wraps in full. Twelve
-        rows then show at once at 1920×1080 (issue 36)."""
-        room = self.viewport().width() - self.iconSize().width() - 40
-        metrics = self.fontMetrics()
+        """Each row's detail on one line, ended with "…" where it is longer (the whole of
+        it in the row's tooltip): twelve rows then show at once at 1920×1080 (issue 36)."""
+        changed = False
         for i in range(self.count()):
             item = self.item(i)
-            head, detail, full = item.data(HEAD), item.data(DETAIL), item.data(FULL)
+            detail = item.data(DETAIL)
             if not detail:
                 continue
-            if full or room <= 0:
-                text = f"{head}\n    {detail}"
-            else:
-                text = f"{head}\n    " + metrics.elidedText(detail, Qt.TextElideMode.ElideRight,
-                                                          room)
+            text = self.row_text(item.data(HEAD), detail)
             if item.text() != text:
                 item.setText(text)
+                changed = True
+        if changed:  # the rows' heights change with their text: lay them out anew now
+            self.doItemsLayout()
+
+    def row_text(self, head: str, detail: str) -> str:
+        """A row's two lines: its detail cut to the list's width (whole in the tooltip)."""
+        # The list's own width less a scroll bar's, whether or not one shows: a bar coming
+        # or going then changes no row (and lays nothing out again).
+        bar = self.verticalScrollBar().sizeHint().width()
+        room = self.width() - 2 * self.frameWidth() - bar - self.iconSize().width() - 40
+        if room <= 0:
+            return f"{head}\n    {detail}"
+        # Measured in bold, as the acting row is drawn: cut to fit there, it fits anywhere.
+        bold = QFont(self.font())
+        bold.setBold(True)
+        cut = QFontMetricsF(bold).elidedText(detail, Qt.TextElideMode.ElideRight, room)
+        return f"{head}\n    {cut}"
 
     def needed(self) -> int:
         """Pixels the first rows (up to ``WANTED_ROWS``) take as laid out now, wrapped."""
@@ -207,6 +221,9 @@ class InitiativePanel(QWidget):
         scroller.setMinimumHeight(ACTIONS_MIN_HEIGHT)
         QVBoxLayout(self.actions_box).addWidget(scroller)
         self.actions_scroller = scroller
+        #: Where the actions' scroll bar goes back to once the new buttons are laid out.
+        self._keep_scroll = 0
+        scroller.verticalScrollBar().rangeChanged.connect(self._scroll_back)
         if not player:
             # Above the list, whose length and the actions under it change every
             # turn: the buttons never move.
@@ -226,6 +243,9 @@ class InitiativePanel(QWidget):
         self.active: str | None = None
         #: How many rows there were when the panel last asked its dock for room.
         self._rows_asked_for = 0
+        #: Docks under this one that keep their height when it grows (the last result: the
+        #: room comes from the tabs below it), each with the height it keeps.
+        self.keep_below: Callable[[], list[tuple[QDockWidget, int]]] = list
         #: Whose actions the buttons show (a new token's start scrolled to the top).
         self._actions_of: str | None = None
 
@@ -246,8 +266,7 @@ class InitiativePanel(QWidget):
             if row.detail and not self.player:
                 item.setData(HEAD, text)
                 item.setData(DETAIL, row.detail)
-                item.setData(FULL, row.state == "acting")
-                item.setText(f"{text}\n    {row.detail}")
+                item.setText(self.rows.row_text(text, row.detail))
                 item.setToolTip(tip(row.detail))
             item.setData(Qt.ItemDataRole.UserRole, row.id)
             swatch = QPixmap(14, 14)
@@ -262,8 +281,6 @@ class InitiativePanel(QWidget):
             elif row.state == "out":
                 item.setForeground(QColor("#8d8d8d"))
             self.rows.addItem(item)
-        if not self.player:
-            self.rows.fit_details()
         if not self.player and self.rows.count() != self._rows_asked_for:
             self._rows_asked_for = self.rows.count()
             # Once the window has laid out what this change shows (a timeline dock
@@ -293,10 +310,14 @@ class InitiativePanel(QWidget):
         # token's buttons redrawn (an action armed, one taken) keep where the GM was.
         kept = bar.value() if actor == self._actions_of else 0
         self._actions_of = actor
+        self._keep_scroll = kept  # the new buttons give the bar its range once laid out
         self._show_actions(actions)
         bar.setValue(kept)
-        if kept:  # the new buttons give the bar its range once they are laid out
-            QTimer.singleShot(0, lambda: bar.setValue(kept))
+
+    def _scroll_back(self, low: int, high: int) -> None:
+        if self._keep_scroll and high >= self._keep_scroll:
+            self.actions_scroller.verticalScrollBar().setValue(self._keep_scroll)
+            self._keep_scroll = 0  # back where it was: the GM's own scrolling is the GM's
 
     def ask_for_room(self) -> None:
         """Make the dock tall enough for every row (up to two thirds of the window: the
@@ -324,7 +345,9 @@ class InitiativePanel(QWidget):
             wanted = min(dock.height() + short + 8 + SPARE_ROW, main.height() * 2 // 3)
             if short <= 0 or wanted <= dock.height():
                 break
-            main.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
+            below = self.keep_below()
+            main.resizeDocks([dock, *(d for d, _ in below)], [wanted, *(h for _, h in below)],
+                             Qt.Orientation.Vertical)
         # Grown, the list may still be scrolled as it was when it was short.
         if self.rows.needed() <= self.rows.viewport().height():
             self.rows.scrollToTop()

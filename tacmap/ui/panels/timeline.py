@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 #: Pixels a timeline row takes (the GM's, the players' larger type), and the most the
 #: panel takes of the window's height.
-ROW_HEIGHT, PLAYER_ROW_HEIGHT, ROOM_MAX = 20, 28, 260
+ROW_HEIGHT, PLAYER_ROW_HEIGHT, ROOM_MAX = 20, 22, 260
 
 
 class TimelinePanel(QWidget):
