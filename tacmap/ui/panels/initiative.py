@@ -100,7 +100,9 @@ class OrderList(QListWidget):
         # Measured in bold, as the acting row is drawn: cut to fit there, it fits anywhere.
         bold = QFont(self.font())
         bold.setBold(True)
-        cut = QFontMetricsF(bold).elidedText(detail, Qt.TextElideMode.ElideRight, room)
+        metrics = QFontMetricsF(bold)
+        room -= metrics.horizontalAdvance("    ")  # the detail's indent
+        cut = metrics.elidedText(detail, Qt.TextElideMode.ElideRight, room)
         return f"{head}\n    {cut}"
 
     def needed(self) -> int:
