@@ -94,7 +94,7 @@ class OrderList(QListWidget):
         # The list's own width less a scroll bar's, whether or not one shows: a bar coming
         # or going then changes no row (and lays nothing out again).
         bar = self.verticalScrollBar().sizeHint().width()
-        room = self.width() - 2 * self.frameWidth() - bar - self.iconSize().width() - 40
+        room: float = self.width() - 2 * self.frameWidth() - bar - self.iconSize().width() - 40
         if room <= 0:
             return f"{head}\n    {detail}"
         # Measured in bold, as the acting row is drawn: cut to fit there, it fits anywhere.
