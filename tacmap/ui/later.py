@@ -71,13 +71,14 @@ class AfterFirstPaint(QObject):
 WARM_AFTER = 1.5
 
 
-def warm_charts(widget: QWidget) -> None:
+def warm_charts(widget: QWidget, then: Callable[[], object] = lambda: None) -> None:
     """Import pyqtgraph once the window has been up a moment and no button is held.
 
     The first paint does without it (issue 29), but the Forecast dock, the timeline and
     the odds card's chart need it, and its import holds the window for about 0.4 s: paid
     here, between two gestures, rather than when the GM opens the dock (issue 36: the
-    dock's opening blocks the window at most 100 ms).
+    dock's opening blocks the window at most 100 ms). ``then`` runs after it (the dock's
+    charts are made there too).
     """
     from tacmap.ui.qt import QApplication, Qt
 
@@ -86,5 +87,6 @@ def warm_charts(widget: QWidget) -> None:
             QTimer.singleShot(int(WARM_AFTER * 1000), warm)  # a drag under way: later
             return
         importlib.import_module("pyqtgraph")
+        then()
 
     QTimer.singleShot(int(WARM_AFTER * 1000), widget, warm)

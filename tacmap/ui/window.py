@@ -156,7 +156,7 @@ class MainWindow(WindowMenus):
         self.build_menus()
         self.bind(session)
         self.resize(1280, 800)
-        warm_charts(self)
+        warm_charts(self, lambda: self.forecast.panel)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)

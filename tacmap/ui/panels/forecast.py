@@ -59,8 +59,11 @@ class ForecastHost(Protocol):
         """Qt's: dock a widget."""
 
 
-#: Seconds between two looks at what the forecast's worker has reported.
-REPORT_EVERY = 0.2
+#: Seconds between two looks at what the forecast's worker has reported: each look that
+#: finds more fights redraws the charts (about 5 ms, over two turns of the event loop),
+#: so once a second keeps a drag beside it within its budget (DESIGN §7: p95 at most
+#: 1.25× without a forecast). Until the first estimate is in, it looks ten times a second.
+REPORT_EVERY, FIRST_LOOKS = 1.0, 0.1
 #: What the dock says of an encounter with no fight in it.
 NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
 
@@ -83,7 +86,7 @@ class Job:
         self.over = False
         """The worker said its last word of this job."""
         self.timer = QTimer(panel)
-        self.timer.setInterval(int(REPORT_EVERY * 1000))
+        self.timer.setInterval(int(FIRST_LOOKS * 1000))
         self.timer.timeout.connect(lambda: self._hand_over(panel))
         self.timer.start()
 
@@ -99,6 +102,7 @@ class Job:
             self.over = self.over or report.over
         if newest is not None:
             panel.progressed(self.which, newest)
+            self.timer.setInterval(int(REPORT_EVERY * 1000))  # the first estimate is in
         if self.over:
             self.timer.stop()
             panel.finished(self.which)
