@@ -84,7 +84,7 @@ def warm_charts(widget: QWidget, then: Callable[[], object] = lambda: None) -> N
 
     def warm() -> None:
         if QApplication.mouseButtons() != Qt.MouseButton.NoButton:
-            QTimer.singleShot(int(WARM_AFTER * 1000), warm)  # a drag under way: later
+            QTimer.singleShot(int(WARM_AFTER * 1000), widget, warm)  # a drag under way: later
             return
         importlib.import_module("pyqtgraph")
         then()
