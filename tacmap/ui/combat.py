@@ -360,7 +360,9 @@ class Combat:
         card.setModal(False)
         area = self.tokens_on_screen(actor, target)
         if area is not None:
-            card.place_beside(area)
+            others = (t for t in state.tokens if t not in (actor, target))
+            card.place_beside(area, [r for t in others
+                                     if (r := self.tokens_on_screen(t)) is not None])
         card.show()
         self.odds_card = card
         return card

@@ -24,6 +24,7 @@ from tacmap.ui.qt import (
     QLabel,
     QPoint,
     QRect,
+    QSize,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -74,30 +75,51 @@ def reaction_line(reaction: Reaction, target: str) -> str:
     return text
 
 
-def beside(area: QRect, size: tuple[int, int], screen: QRect) -> QPoint:
-    """Where a card of ``size`` goes next to ``area`` (the tokens) without covering it.
+def beside(area: QRect, size: tuple[int, int], screen: QRect,
+           avoid: Sequence[QRect] = ()) -> QPoint:
+    """Where a card of ``size`` goes next to ``area`` (the tokens) without covering it,
+    nor any of ``avoid`` (the other tokens on screen) where it can.
 
     Right of the tokens when it fits on ``screen``, else left, else below, else
-    above; always kept on the screen.
+    above, each slid along its side in steps of half the card when that clears the
+    other tokens; always kept on the screen. Of the places that cover the fewest
+    other tokens, the first in that order.
     """
     w, h = size
     top, left = area.center().y() - h // 2, area.center().x() - w // 2
     # Beside: only the x must fit (y slides along the screen); above/below: only the y.
     right_x, left_x = area.right() + GAP, area.left() - GAP - w
     below_y, above_y = area.bottom() + GAP, area.top() - GAP - h
+    sides: list[tuple[int, int, bool]] = []  # (x, y, slides up and down)
     if right_x + w <= screen.right() + 1:
-        x, y = right_x, top
-    elif left_x >= screen.left():
-        x, y = left_x, top
-    elif below_y + h <= screen.bottom() + 1:
-        x, y = left, below_y
-    elif above_y >= screen.top():
-        x, y = left, above_y
-    else:  # a screen too small for both: keep the card on it, over the map
-        x, y = right_x, top
-    x = max(screen.left(), min(x, screen.right() + 1 - w))
-    y = max(screen.top(), min(y, screen.bottom() + 1 - h))
-    return QPoint(x, y)
+        sides.append((right_x, top, True))
+    if left_x >= screen.left():
+        sides.append((left_x, top, True))
+    if below_y + h <= screen.bottom() + 1:
+        sides.append((left, below_y, False))
+    if above_y >= screen.top():
+        sides.append((left, above_y, False))
+    if not sides:  # a screen too small for both: keep the card on it, over the map
+        sides.append((right_x, top, True))
+
+    def kept(x: int, y: int) -> QPoint:
+        return QPoint(max(screen.left(), min(x, screen.right() + 1 - w)),
+                      max(screen.top(), min(y, screen.bottom() + 1 - h)))
+
+    best: tuple[int, QPoint] | None = None
+    for x, y, vertical in sides:
+        step = (h if vertical else w) // 2
+        for k in (0, -1, 1, -2, 2, -3, 3):
+            at = kept(x, y + k * step) if vertical else kept(x + k * step, y)
+            card = QRect(at, QSize(w, h))
+            if card.intersects(area):
+                continue
+            covered = sum(1 for r in avoid if card.intersects(r))
+            if best is None or covered < best[0]:
+                best = (covered, at)
+            if covered == 0:
+                return at
+    return best[1] if best is not None else kept(*sides[0][:2])
 
 
 def percent(p: float) -> str:
@@ -122,6 +144,8 @@ class OddsCard(QDialog):
         self.repreview = repreview
         #: The tokens' rectangle on screen the card keeps beside (None: not placed).
         self.area: QRect | None = None
+        #: The other tokens on screen, which the card keeps clear of where it can.
+        self.avoid: list[QRect] = []
         layout = QVBoxLayout(self)
         #: The card's one column: title, choices, text, reactions, plots, buttons.
         self.column = layout
@@ -282,11 +306,14 @@ class OddsCard(QDialog):
         self.setMinimumSize(CARD_WIDTH, height)
         self.resize(CARD_WIDTH, height)
 
-    def place_beside(self, area: QRect) -> None:
-        """Move the card next to ``area`` (the two tokens, in screen pixels), not over it."""
+    def place_beside(self, area: QRect, avoid: Sequence[QRect] | None = None) -> None:
+        """Move the card next to ``area`` (the two tokens, in screen pixels), not over it
+        nor over the other tokens of ``avoid`` where it can."""
         self.area = area
+        if avoid is not None:
+            self.avoid = list(avoid)
         screen = self.screen().availableGeometry()
-        self.move(beside(area, (self.width(), self.height()), screen))
+        self.move(beside(area, (self.width(), self.height()), screen, self.avoid))
 
     @staticmethod
     def _spreads(odds: Odds) -> pg.PlotWidget:

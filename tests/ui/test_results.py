@@ -380,3 +380,23 @@ def test_a_miss_on_dice_rolled_before_is_the_last_result(qtbot: object, registry
     qtbot.waitUntil(lambda: "Skulk attacks Kestrel" in  # type: ignore[attr-defined]
                     win.log_panel.result.label.text(), timeout=2000)
     assert "misses Kestrel" in win.log_panel.result.label.text()
+
+
+def test_the_card_keeps_clear_of_a_third_token_where_it_can() -> None:
+    """Issue 36 item 8: the card covered a third token, sometimes the target of a
+    declared action."""
+    screen = QRect(0, 0, 1600, 900)
+    tokens = QRect(400, 400, 100, 40)
+    plain = beside(tokens, (300, 200), screen)
+    third = QRect(plain.x() + 100, plain.y() + 80, 40, 40)  # where the card would go
+    moved = beside(tokens, (300, 200), screen, [third])
+    card = QRect(moved.x(), moved.y(), 300, 200)
+    assert not card.intersects(third) and not card.intersects(tokens)
+    assert screen.contains(card)
+    # Still next to the two tokens, not across the screen.
+    assert max(0, tokens.left() - card.right(), card.left() - tokens.right()) <= 200
+    # Tokens everywhere: it covers as few as it must, and never the two.
+    crowd = [QRect(x, y, 40, 40) for x in range(0, 1600, 60) for y in range(0, 900, 60)
+             if not QRect(x, y, 40, 40).intersects(tokens)]
+    spot = beside(tokens, (300, 200), screen, crowd)
+    assert not QRect(spot.x(), spot.y(), 300, 200).intersects(tokens)
