@@ -24,3 +24,12 @@ def skirmish_state(seed: int = 5) -> Encounter:
 def skirmish_referee(registry: Registry, seed: int = 5) -> Referee:
     """A referee on ``skirmish_state``."""
     return Referee(skirmish_state(seed), registry.get("skirmish"))
+
+
+def examples(sample: int) -> int:
+    """Hypothesis examples for a probe test: ``sample`` with the suite; as many as
+    ``TACMAP_PROBE_EXAMPLES`` says for a full probe run (issue 33), e.g.
+    ``TACMAP_PROBE_EXAMPLES=11432 pytest tests/engine/test_hostile_fuzz.py``."""
+    import os
+
+    return int(os.environ.get("TACMAP_PROBE_EXAMPLES", sample))

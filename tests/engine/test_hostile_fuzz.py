@@ -24,6 +24,7 @@ from tacmap.engine.model.commands import FreeMove, Move
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry
+from tests.engine.helpers import examples
 
 DEMO = Path(__file__).parents[2] / "resources" / "demo.tacmap"
 BASE = json.loads(DEMO.read_text(encoding="utf-8"))
@@ -88,7 +89,7 @@ def _dumps(doc: Any) -> str:
     return json.dumps(doc)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
+@settings(max_examples=examples(300), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(where=st.lists(st.sampled_from(PATHS), min_size=1, max_size=2),
        values=st.lists(hostile_values, min_size=1, max_size=2))

@@ -23,6 +23,7 @@ from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.state import MAX_WALLS
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry
+from tests.engine.helpers import examples
 from tests.engine.test_hostile_fuzz import PATHS, hostile_file
 
 WALL = {"type": "wall", "points": [[10.0, 3.0], [10.0, 12.0]]}
@@ -50,7 +51,7 @@ for n in (records.MAX_TEXT, records.MAX_TEXT + 1):
     SIZED.append((f"text of {n:,} characters", "x" * n, VALUE))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=examples(60), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(sized=st.sampled_from(SIZED), home=st.booleans(), elsewhere=st.sampled_from(PATHS))
 def test_a_list_at_or_past_its_limit_is_refused_in_a_line_or_plays(
