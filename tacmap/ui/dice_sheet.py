@@ -141,6 +141,9 @@ class _Group(QWidget):
         title = plain.label(f"Roll {need.count}d{need.sides} for {need.why or 'a roll'}:")
         title.setWordWrap(True)
         title.setFixedWidth(width)  # the sheet's own width: Qt then gets the wrapped height
+        # Never squeezed under its wrapped height when more rolls come (the sheet grows, or
+        # scrolls on a short screen, rather than clipping the first roll's words).
+        title.setMinimumHeight(title.heightForWidth(width))
         layout.addWidget(title)
         self.fields: list[QLineEdit] = []
         row = QHBoxLayout()
