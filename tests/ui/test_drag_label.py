@@ -64,3 +64,15 @@ def test_the_drag_label_names_every_reach_left_apart_and_what_the_move_spends(
     # The label covers neither the ghost at (2,4) nor a token near it.
     for x, y in ((2, 4), (5, 5)):
         assert not overlay.label_box.intersects(token_rect(x, y))
+
+
+def test_the_label_stays_on_screen_by_the_windows_edge(opposed_window: MainWindow) -> None:
+    """Issue 36 item 19: a move label by the window's right edge ran under the dock."""
+    win = opposed_window
+    view = win.view
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    edge = int(seen.right() // CELL) - 1  # the last whole column on screen
+    drag(win.view, [(8, 4), (edge, 4)], release=False)
+    overlay: DragOverlay = win.scene.overlay
+    assert overlay.view is not None
+    assert seen.contains(overlay.label_box), (overlay.label_box, seen)

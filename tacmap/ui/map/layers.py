@@ -282,6 +282,8 @@ BEYOND = "#d63a3a"
 _LABEL_FONT = QFont("DejaVu Sans", 10)
 _LABEL_FONT.setBold(True)
 _LINE = 20.0
+#: Scene height of a token's name tag, the row under the token it hangs in.
+TAG_ROW = 20.0
 
 
 def warning_texts(view: DragView) -> list[tuple[Cell, str]]:
@@ -369,7 +371,14 @@ class DragOverlay(QGraphicsItem):
         if shown is not None:
             # On screen first: a label past the window's edge is no label.
             area = shown if area is None else area.intersected(shown)
-        self.label_box = _best(spots, size, [ghost], tokens, path, area)
+        if area is not None:
+            # Each spot once more, slid inside the map on screen: by the window's edge
+            # (a dock beside it) the label then moves in rather than running under it.
+            spots += [_inside(p, w, h, area) for p in spots]
+        # A token's name tag hangs under it, about two cells wide: covered like a token.
+        tags = [QRectF(t.center().x() - CELL, t.bottom(), 2 * CELL, TAG_ROW)
+                for t in tokens]
+        self.label_box = _best(spots, size, [ghost], [*tokens, *tags], path, area)
         taken = [self.label_box, ghost]
         self.warning_boxes = []
         for cell, text in warning_texts(view):
@@ -486,6 +495,13 @@ def _lines(view: DragView) -> list[str]:
     """The cost label's lines: the cost (or why not), then what the move uses, one clause
     a line so the label stays narrow."""
     return [view.label, *(part for part in view.uses.split("; ") if part)]
+
+
+def _inside(p: QPointF, w: float, h: float, area: QRectF) -> QPointF:
+    """``p`` moved so that a ``w`` × ``h`` label from it lies inside ``area`` (if it fits)."""
+    x = min(max(p.x(), area.left()), max(area.left(), area.right() - w))
+    y = min(max(p.y(), area.top()), max(area.top(), area.bottom() - h))
+    return QPointF(x, y)
 
 
 def _best(spots: Sequence[QPointF], size: QRectF, taken: Sequence[QRectF],
