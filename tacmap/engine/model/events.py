@@ -396,8 +396,8 @@ class TokenEdited(Event, frozen=True, tag="token_edited"):
         return f"{self.old.name} is edited: {'; '.join(changes) or 'no change'}"
 
 
-def token_changes(old: Token, new: Token) -> list[str]:
-    """What differs between two versions of a token, as short phrases (``"hp 10 → 7"``)."""
+def public_changes(old: Token, new: Token) -> list[str]:
+    """What anyone at the table may read of a token's change: its name, side, place, size."""
     out = []
     if old.name != new.name:
         out.append(f"name {old.name} → {new.name}")
@@ -405,7 +405,15 @@ def token_changes(old: Token, new: Token) -> list[str]:
         out.append(f"side {old.side} → {new.side}")
     if old.cell != new.cell:
         out.append(f"at ({old.x},{old.y}) → ({new.x},{new.y})")
-    for what in ("size", "hp", "max_hp"):
+    if old.size != new.size:
+        out.append(f"size {old.size} → {new.size}")
+    return out
+
+
+def token_changes(old: Token, new: Token) -> list[str]:
+    """What differs between two versions of a token, as short phrases (``"hp 10 → 7"``)."""
+    out = public_changes(old, new)
+    for what in ("hp", "max_hp"):
         a, b = getattr(old, what), getattr(new, what)
         if a != b:
             out.append(f"{what} {a} → {b}")

@@ -33,6 +33,7 @@ from tacmap.engine.model.events import (
     HpChanged,
     TokenEdited,
     ValueChanged,
+    public_changes,
 )
 from tacmap.engine.model.state import Encounter, Token, party_side
 from tacmap.engine.play.narrate import line as gm_line
@@ -200,15 +201,7 @@ class PlayerFilter:
         """An edit as the players may read it: no stat block, no secret condition, and
         hit points only for their own side."""
         old, new = event.old, event.new
-        out = []
-        if old.name != new.name:
-            out.append(f"name {old.name} → {new.name}")
-        if old.side != new.side:
-            out.append(f"side {old.side} → {new.side}")
-        if old.cell != new.cell:
-            out.append(f"at ({old.x},{old.y}) → ({new.x},{new.y})")
-        if old.size != new.size:
-            out.append(f"size {old.size} → {new.size}")
+        out = public_changes(old, new)
         if self.ours(old) and self.ours(new):
             out += [f"{what} {getattr(old, what)} → {getattr(new, what)}"
                     for what in ("hp", "max_hp") if getattr(old, what) != getattr(new, what)]
