@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import shutil
@@ -255,10 +256,13 @@ def claim(path: Path) -> tuple[QLockFile | None, str]:
     """Lock ``path`` for this window: (the lock, "") or (None, who holds it).
 
     The lock file sits beside the encounter (``.NAME.lock``), so two windows on one
-    file meet whatever their user folders. A lock left by a process that died is
-    Qt's to take over. Where no lock can be made (a read-only folder) the file
-    opens unlocked, as before locks existed.
+    file meet whatever their user folders. Links are followed first: a window on a
+    link and one on the file it names lock the same thing. A lock left by a process
+    that died is Qt's to take over. Where no lock can be made (a read-only folder)
+    the file opens unlocked, as before locks existed.
     """
+    with contextlib.suppress(OSError, RuntimeError):  # a loop of links: reading it says so
+        path = path.resolve()
     lock = QLockFile(str(path.parent / f".{path.name}.lock"))
     lock.setStaleLockTime(0)  # held for as long as the window is open, never aged out
     if lock.tryLock(LOCK_WAIT_MS):

@@ -132,3 +132,30 @@ def test_two_windows_on_one_file_autosave_1000_times_and_lose_nothing(
     assert storage.load(second.session.autosave_path, registry).state.name == "bo 499"
     first.save()
     assert storage.load(encounter_file, registry).state.name == "ana 499"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links need privileges on Windows")
+def test_a_link_to_an_open_file_opens_as_a_copy(
+        qtbot: object, registry: Registry, encounter_file: Path, tmp_path: Path) -> None:
+    """Issue 33 item 4: the lock is on the file itself, not on the name it was opened by."""
+    links = tmp_path / "links"
+    links.mkdir()
+    link = links / "L.tacmap"
+    link.symlink_to(encounter_file)
+    first = open_window(qtbot, registry, encounter_file)
+    second = open_window(qtbot, registry, link)
+    assert second.session.path is None and second.session.copy_of == link
+    assert len(second.told) == 1 and "open in another tacmap window" in second.told[0]
+    assert not (links / ".L.tacmap.lock").exists()
+    # Each writes its own autosave, and the copy cannot be saved over the file by its link.
+    first.run(StartCombat(("ana", "grul", "bo", "zog")))
+    first.session.autosave_now()
+    mine = first.session.autosave_path.read_bytes()
+    second.run(FreeMove("ana", (3, 3)))
+    second.session.autosave_now()
+    assert first.session.autosave_path.read_bytes() == mine
+    with pytest.raises(InputError, match="open in another tacmap window"):
+        second.session.save(link)
+    first.close()
+    third = open_window(qtbot, registry, link)  # let go: the link opens it for real
+    assert third.session.path == link and third.told == []
