@@ -7,6 +7,8 @@ before anything is closed, and the autosave a moment after each command.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.engine.model.errors import InputError
@@ -29,6 +31,10 @@ from tacmap.ui.qt import (
 from tacmap.ui.session import Session, recent
 
 FILTER = "tacmap encounters (*.tacmap);;All files (*)"
+#: The autosave waits for this pause in the commands (ms) …
+AUTOSAVE_PAUSE_MS = 250
+#: … but never longer than this after the first command it holds (s).
+AUTOSAVE_LONGEST_S = 1.0
 
 
 def file_name(encounter: str) -> str:
@@ -50,8 +56,12 @@ class Files:
         # Autosave a moment after the last command, not inside the click that made it.
         self.autosave_timer = QTimer(host.window())
         self.autosave_timer.setSingleShot(True)
-        self.autosave_timer.setInterval(250)
-        self.autosave_timer.timeout.connect(lambda: self.host.session.autosave_now())
+        self.autosave_timer.setInterval(AUTOSAVE_PAUSE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        #: Seconds, for the autosave's deadline (a test sets the time of a burst).
+        self.clock: Callable[[], float] = time.monotonic
+        #: When the first command not yet autosaved came (None: nothing is waiting).
+        self._waiting_since: float | None = None
         self.session: Session | None = None
 
     def attach(self, session: Session) -> None:
@@ -61,11 +71,33 @@ class Files:
         self.session = session
         session.on_autosave_error = \
             lambda msg: self.host.statusBar().showMessage(msg, 8000)
-        session.defer = lambda write: self.autosave_timer.start()
+        session.defer = lambda write: self.autosave_soon()
+        self._waiting_since = None
         if session.notice:
             self.host.statusBar().showMessage(session.notice, 15000)
             self.host.tell(session.notice[0].upper() + session.notice[1:] + ".")
             session.notice = ""
+
+    def autosave_soon(self) -> None:
+        """A command came: autosave once the commands pause, and at least once a second.
+
+        Waiting for a pause alone starved: 20 End Turns a second restarted the
+        wait each time, and the autosave kept only the first command.
+        """
+        now = self.clock()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        left = self._waiting_since + AUTOSAVE_LONGEST_S - now
+        if left <= 0:
+            self.autosave()
+        else:
+            self.autosave_timer.start(min(AUTOSAVE_PAUSE_MS, int(left * 1000)))
+
+    def autosave(self) -> None:
+        """Write the autosave now (what the timer calls)."""
+        self.autosave_timer.stop()
+        self._waiting_since = None
+        self.host.session.autosave_now()
 
     def may_leave(self) -> bool:
         """True when the current encounter may be closed (saved, or the GM said so)."""
@@ -79,6 +111,7 @@ class Files:
     def close(self) -> None:
         """The window is closing: no autosave is pending or left behind."""
         self.autosave_timer.stop()
+        self._waiting_since = None
         self.host.session.discard_autosave()
         self.host.session.release()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import shutil
@@ -47,6 +48,9 @@ class Session:
         self.defer: Callable[[Callable[[], None]], None] | None = None
         #: This window's claim on ``path`` (None: no file, or the lock could not be made).
         self.lock: QLockFile | None = None
+        #: This window's claim on its untitled autosave, held while it exists, so no other
+        #: window offers it back as a crash's (a file's autosave goes with ``lock``).
+        self.autosave_lock: QLockFile | None = None
         #: The file another window has open, when this session is a copy of it.
         self.copy_of: Path | None = None
         #: A sentence for the GM about how the file was opened (shown once, then cleared).
@@ -188,6 +192,8 @@ class Session:
         try:
             folder = self.autosave_path.parent
             folder.mkdir(parents=True, exist_ok=True)
+            if self.path is None and self.autosave_lock is None:
+                self.autosave_lock, _ = claim(self.autosave_path)  # before there is a file
             # No backup of an autosave: the encounter's own file is the one to fall back
             # on, and a backup would need three times the file's size free.
             storage.save(self.autosave_path, self.referee.state, self.referee.log, self.images,
@@ -204,12 +210,19 @@ class Session:
         auto = self.autosave_path
         for p in (auto, auto.with_name(auto.name + ".bak"), auto.with_name(auto.name + ".src")):
             p.unlink(missing_ok=True)
+        self._release_autosave()  # after the files: nobody sees it unowned
+
+    def _release_autosave(self) -> None:
+        if self.autosave_lock is not None:
+            self.autosave_lock.unlock()
+            self.autosave_lock = None
 
     def release(self) -> None:
-        """Let go of the file: another window may open it for real now."""
+        """Let go of the file and the autosave: another window may open them now."""
         if self.lock is not None:
             self.lock.unlock()
             self.lock = None
+        self._release_autosave()
 
     def newer_autosave(self) -> Path | None:
         """An autosave left by a crash that is newer than this encounter's file."""
@@ -230,7 +243,10 @@ class Session:
 
 
 def untitled_autosaves() -> list[Path]:
-    """Autosaves of encounters that never had a file, newest first (left by a crash)."""
+    """Autosaves of encounters that never had a file, newest first, left by a crash.
+
+    One a running window still writes is not among them (its lock says so).
+    """
     folder = home() / "autosave"
     found = {p for p in folder.glob("untitled-*.tacmap") if p.is_file()}
     for src in folder.glob("*.tacmap.src"):  # named by an older tacmap: told apart by .src
@@ -242,20 +258,34 @@ def untitled_autosaves() -> list[Path]:
         auto = src.with_name(src.name[: -len(".src")])
         if auto.is_file():
             found.add(auto)
-    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+    orphans = [p for p in found if not _in_use(p)]
+    return sorted(orphans, key=lambda p: p.stat().st_mtime, reverse=True)
 
 
-def claim(path: Path) -> tuple[QLockFile | None, str]:
+def _in_use(auto: Path) -> bool:
+    """Whether a running window owns the autosave ``auto``."""
+    lock, holder = claim(auto, wait_ms=0)
+    if lock is not None:
+        lock.unlock()
+    return bool(holder)
+
+
+def claim(path: Path, wait_ms: int = LOCK_WAIT_MS) -> tuple[QLockFile | None, str]:
     """Lock ``path`` for this window: (the lock, "") or (None, who holds it).
 
     The lock file sits beside the encounter (``.NAME.lock``), so two windows on one
-    file meet whatever their user folders. A lock left by a process that died is
-    Qt's to take over. Where no lock can be made (a read-only folder) the file
-    opens unlocked, as before locks existed.
+    file meet whatever their user folders. Links are followed first: a window on a
+    link and one on the file it names lock the same thing. A lock left by a process
+    that died is Qt's to take over: the lock records its owner's pid, host and
+    program, and Qt calls it stale when that pid no longer runs on this host, or
+    runs another program now (a reused pid). Where no lock can be made (a
+    read-only folder) the file opens unlocked, as before locks existed.
     """
+    with contextlib.suppress(OSError, RuntimeError):  # a loop of links: reading it says so
+        path = path.resolve()
     lock = QLockFile(str(path.parent / f".{path.name}.lock"))
     lock.setStaleLockTime(0)  # held for as long as the window is open, never aged out
-    if lock.tryLock(LOCK_WAIT_MS):
+    if lock.tryLock(wait_ms):
         return lock, ""
     if lock.error() != QLockFile.LockError.LockFailedError:
         return None, ""
@@ -264,9 +294,23 @@ def claim(path: Path) -> tuple[QLockFile | None, str]:
 
 
 def restore_untitled(registry: Registry, auto: Path) -> Session:
-    """An untitled session from a crash's autosave; it goes on autosaving to that file."""
-    loaded = storage.load(auto, registry)
+    """An untitled session from a crash's autosave; it goes on autosaving to that file.
+
+    InputError when another window has taken it meanwhile: two windows writing one
+    autosave would each overwrite the other's work.
+    """
+    lock, holder = claim(auto)
+    if holder:
+        raise InputError(f"the unsaved encounter {auto.name} is open in another tacmap "
+                         f"window ({holder})")
+    try:
+        loaded = storage.load(auto, registry)
+    except BaseException:
+        if lock is not None:
+            lock.unlock()
+        raise
     session = Session(registry, loaded.state, loaded.log, None, loaded.images)
+    session.autosave_lock = lock
     session.saved_version = -1
     session.autosave_file = auto  # keep writing where the crash left it
     return session

@@ -10,8 +10,10 @@ there is no settings file yet, so a GM who updates keeps them.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +27,9 @@ OLD_FILES = {"recent": "recent.json", "windows": "windows.json",
              "trusted_rulesets": "trusted_rulesets.json"}
 
 T = TypeVar("T")
+
+#: What the GM has not been told yet about a damaged settings file, by that file's path.
+_notices: dict[Path, str] = {}
 
 
 def folder() -> Path:
@@ -54,9 +59,46 @@ def _read() -> dict[str, Any]:
         data = json.loads(path().read_text(encoding="utf-8"))
     except FileNotFoundError:
         return _from_old_files()
-    except (OSError, ValueError):
+    except ValueError as err:
+        _set_aside(f"it is not JSON: {err}")
         return {}  # a damaged settings file costs the settings, never the start
-    return data if isinstance(data, dict) else {}
+    except OSError:
+        return {}
+    if not isinstance(data, dict):
+        _set_aside(f"it holds a JSON {type(data).__name__}, not an object")
+        return {}
+    return data
+
+
+def _set_aside(why: str) -> None:
+    """Keep a damaged settings file as ``settings.json.bad-DATE`` and say so once.
+
+    Writing the next setting over it would lose the GM's answers about user
+    rulesets for good; kept aside, they can be copied back by hand.
+    """
+    bad = path()
+    stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")
+    aside = bad.with_name(f"{FILE}.bad-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = bad.with_name(f"{FILE}.bad-{stamp}-{n}")
+    try:
+        bad.rename(aside)
+    except OSError as err:
+        sentence = (f"The settings file {bad} could not be read ({why}) nor kept aside "
+                    f"({err.strerror or err}); tacmap runs with fresh settings.")
+    else:
+        sentence = (f"The settings file {bad} could not be read ({why}); it is kept as "
+                    f"{aside.name}, and tacmap starts with fresh settings (recent files, "
+                    "window places, your answers about user rulesets).")
+    logging.getLogger("tacmap").warning("%s", sentence)
+    _notices[bad] = sentence
+
+
+def take_notice() -> str:
+    """What the GM should be told about a damaged settings file, once (empty: nothing)."""
+    return _notices.pop(path(), "")
 
 
 def _from_old_files() -> dict[str, Any]:

@@ -19,6 +19,7 @@ from tacmap.engine.play.referee import Change, Entry
 from tacmap.engine.rules.options import acting_token
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.rules.views import TurnOrder
+from tacmap.ui import settings
 from tacmap.ui.ask import (
     Ask,
     AskDice,
@@ -431,6 +432,14 @@ class MainWindow(WindowMenus):
             QTimer.singleShot(0, lambda: self.resizeDocks(
                 [self.result_dock], [RESULT_HEIGHT], Qt.Orientation.Vertical))
             QTimer.singleShot(0, self.view.fit)
+            QTimer.singleShot(0, self._tell_settings_problem)
+
+    def _tell_settings_problem(self) -> None:
+        """A damaged settings file was set aside: the first window says so, once."""
+        notice = settings.take_notice()
+        if notice:
+            self.statusBar().showMessage(notice, 15000)
+            self.tell(notice)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.may_leave():

@@ -384,6 +384,12 @@ def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path, roster: 
     ("UPDATE tag SET tag = CAST('melee' AS BLOB)", "the tag b'melee' is bytes, not text"),
     ("UPDATE combatant SET token = zeroblob(2000000) WHERE name = 'Orc'",
      "the token is 2,000,000 bytes, more than the 1,048,576 a roster entry may hold"),
+    # Issue 33 item 18: the README's 100 tags of 100 characters hold for stored rows too.
+    ("INSERT INTO tag (combatant, position, tag) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+     "SELECT i + 1 FROM n WHERE i < 4999) SELECT c.id, i, 'tag ' || i FROM n, combatant c "
+     "WHERE c.name = 'Orc'", "it has 5,000 tags, more than the 100 an entry may have"),
+    ("UPDATE tag SET tag = 'melee ' || hex(zeroblob(60))",
+     "the tag 'melee 00000000000000'… is longer than 100 characters"),
 ])
 def test_a_damaged_row_is_skipped_once_named_and_kept(tmp_path: Path, damage: str,
                                                       said: str) -> None:

@@ -237,6 +237,7 @@ def test_an_untitled_encounter_survives_a_crash(registry: Registry, tacmap_home:
     state.tokens["a"] = Token("a", "A", "x", 1, 1)
     lost = Session(registry, state)
     lost.referee.execute(FreeMove("a", (4, 4)))  # autosaved; then the process "dies"
+    lost.release()  # and its claim on the autosave goes with it
     assert untitled_autosaves() == [lost.autosave_path]
     back = restore_untitled(registry, untitled_autosaves()[0])
     assert back.referee.state.tokens["a"].cell == (4, 4) and back.dirty

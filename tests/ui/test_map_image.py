@@ -125,6 +125,7 @@ def test_a_crash_keeps_an_untitled_encounters_image(untitled: MainWindow, pictur
     window = untitled
     window.use_image(picture)
     window.session.autosave_now()  # what the timer writes a moment after the command
+    window.session.release()  # the process dies: its claim on the autosave goes with it
     [auto] = untitled_autosaves()
     restored = restore_untitled(registry, auto)
     assert restored.referee.state.map.image == "cave.png"

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import applog, settings
-from tacmap.ui.qt import QMessageBox, QTimer
-from tacmap.ui.session import place_of, recent, remember, remember_place
+from tacmap.ui.qt import QApplication, QMessageBox, QTimer
+from tacmap.ui.session import Session, place_of, recent, remember, remember_place
+from tacmap.ui.window import MainWindow
+from tests.engine.helpers import skirmish_state
+from tests.ui.conftest import shown
 
 
 def test_recent_files_and_window_places_share_one_settings_file(
@@ -53,6 +57,30 @@ def test_a_damaged_settings_file_costs_the_settings_not_the_start(tacmap_home: P
     assert recent() == [] and place_of("main") is None
     (tacmap_home / "settings.json").write_text(json.dumps({"recent": 3, "windows": [1]}))
     assert recent() == [] and place_of("main") is None
+
+
+def test_a_damaged_settings_file_is_kept_aside_and_said_once(
+        qtbot: object, tacmap_home: Path, registry: Registry, encounter_file: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 33 item 18: the trust answers in it are not silently thrown away."""
+    tacmap_home.mkdir(parents=True)
+    garbage = '{"trusted_rulesets": {"/mine/abc": true}, "recent": ['
+    (tacmap_home / "settings.json").write_text(garbage)
+    with caplog.at_level(logging.WARNING, logger="tacmap"):
+        assert settings.get("trusted_rulesets", settings.flag_map) == {}
+    [aside] = tacmap_home.glob("settings.json.bad-*")
+    assert aside.read_text() == garbage
+    assert [r.getMessage() for r in caplog.records if aside.name in r.getMessage()]
+    remember(encounter_file)  # the next write starts a fresh file beside the one kept
+    assert aside.read_text() == garbage and recent() == [encounter_file.resolve()]
+    # The window says it once: the first window after it happened, and no other.
+    told: list[list[str]] = [[], []]
+    for heard in told:
+        win = MainWindow(registry, Session(registry, skirmish_state()), ask=lambda q: False,
+                         tell=heard.append)
+        shown(qtbot, win, (900, 600))
+        QApplication.processEvents()
+    assert len(told[0]) == 1 and aside.name in told[0][0] and told[1] == []
 
 
 def test_the_log_is_rotated_in_the_log_folder(tacmap_home: Path) -> None:

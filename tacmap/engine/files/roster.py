@@ -338,6 +338,14 @@ class Roster:
                             *((t, f"the tag {t!r}") for t in tags)):
             if not isinstance(value, str):
                 return f"{where} ({what} is {type(value).__name__}, not text){kept}"
+        # The limits an entry is added under hold for a row written by other means too.
+        if len(tags) > MAX_TAGS:
+            return f"{where} (it has {len(tags):,} tags, more than the {MAX_TAGS} an entry " \
+                f"may have){kept}"
+        for tag in tags:
+            if len(tag) > MAX_TAG:
+                return f"{where} (the tag {tag[:20]!r}… is longer than {MAX_TAG} " \
+                    f"characters){kept}"
         if text is None:
             return f"{where} (the token is {size or 0:,} bytes, more than the " \
                 f"{MAX_TOKEN_BYTES:,} a roster entry may hold){kept}"
