@@ -64,6 +64,12 @@ DROP = 2.0
 #: Variants of one option's odds-card choices priced at most (a hit location times an
 #: attack type is 18).
 VARIANTS = 24
+#: Throws of an attack whose card gives no damage (a Sleep, a knock-down), each on a copy
+#: of the encounter with dice of its own, to learn how often it takes the target out.
+TRIALS = 8
+#: Batch caches of odds and the autopilot's own beside each, the latest few: the autopilot
+#: learns drop chances the greedy policy must not share when the two play one fight.
+_OWN: list[tuple[dict[OddsKey, Odds | None], dict[OddsKey, Odds | None]]] = []
 #: Picks checked against the preview for one decision before the turn is ended instead.
 TRIES = 8
 #: Fights each plan of ``suggest`` is played out in to price it.
@@ -161,6 +167,31 @@ class Autopilot(Aggressive):
         _THINKING.append((time.thread_time() - start) * 1000)
         return choice
 
+    def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
+        """The card's odds; for an attack that deals no damage, with the chance it takes
+        the target out learnt by throwing it on copies with dice of their own (never
+        the encounter's: no look at dice not yet rolled)."""
+        if odds.damage or odds.drop or odds.success <= 0:
+            return odds
+        return replace(odds, drop=self.learn(table, me, choice))
+
+    def learn(self, table: Table, me: Token, choice: Choice) -> float:
+        """The share of ``TRIALS`` throws of ``choice`` that leave its target out."""
+        state = table.state
+        command = choice.command(me.id)
+        out = 0
+        for i in range(TRIALS):
+            copy = state.copy()
+            copy.seed, copy.dice_drawn = fight_seed(state.seed + 7919, i), 0
+            referee = Referee(copy, self.ruleset)
+            try:
+                referee.execute(command)
+            except RuleError:
+                return 0.0
+            target = referee.state.tokens.get(choice.target)
+            out += target is None or self.hints.out(target)
+        return out / TRIALS
+
     def out(self, token: Token) -> bool:
         """Out of the fight, or an enemy its side does not know of: neither is aimed at."""
         return token.id in self.unseen or self.hints.out(token)
@@ -237,8 +268,19 @@ def by_side(other: Policy, rng: random.Random, hints: Hints,
             auto: tuple[str, ...] = ALL) -> Policy:
     """The autopilot for the sides in ``auto`` (``ALL``: every side), ``other`` for the
     rest: a forecast's ``policy`` as ``partial(by_side, auto=…)``."""
-    pilot = Autopilot(rng, hints, cache, ruleset)
+    pilot = Autopilot(rng, hints, own_cache(cache), ruleset)
     return pilot if tuple(auto) == ALL else BySide(pilot, other, auto)
+
+
+def own_cache(cache: dict[OddsKey, Odds | None]) -> dict[OddsKey, Odds | None]:
+    """The autopilot's odds cache for the batch whose shared cache is ``cache``."""
+    for shared, own in _OWN:
+        if shared is cache:
+            return own
+    mine: dict[OddsKey, Odds | None] = {}
+    _OWN.append((cache, mine))
+    del _OWN[:-4]
+    return mine
 
 
 # --- for the window and the command line -------------------------------------------------

@@ -214,7 +214,8 @@ class Aggressive:
                     if preview.odds is None:
                         self.cache[plain] = None
                         break
-                    self.cache[key] = preview.odds
+                    self.cache[key] = self.priced(table, me, Choice(option, target.id),
+                                                  preview.odds)
                 odds = self.cache[key]
                 if odds is None:
                     continue
@@ -222,6 +223,10 @@ class Aggressive:
                 if value > 0 and (best is None or value > best[0]):
                     best = (value, key, Choice(option, target.id))
         return None if best is None else (best[1], best[2])
+
+    def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
+        """The odds an attack is judged by: the preview's, as they are."""
+        return odds
 
     def value(self, odds: Odds, target: Token) -> float:
         """What an attack with ``odds`` on ``target`` is worth (``worth``)."""
