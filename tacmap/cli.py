@@ -14,10 +14,11 @@ import msgspec
 from tacmap import __version__, cli_help
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
-from tacmap.engine.model.commands import Command, describe
+from tacmap.engine.model.commands import Command, EndTurn, StartCombat, describe
 from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.events import Event
 from tacmap.engine.model.records import LIMIT
-from tacmap.engine.model.state import DIAGONAL_RULES
+from tacmap.engine.model.state import DIAGONAL_RULES, Encounter
 from tacmap.engine.model.words import plural
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import DiceSource, FixedDice, fresh_seed
@@ -125,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="save the result to OUT (written even when the output is cut "
                            "short, as by | head)")
     play.add_argument("--json", action="store_true", help="print events as JSON lines")
+    play.add_argument("--autopilot", default=None, metavar="SIDE[,SIDE…]",
+                      help="the autopilot plays these sides ('all': every side) until one "
+                           "side is left; the others' turns come from --script, and without "
+                           "one the run stops at their first turn")
+    play.add_argument("--rounds", type=int, default=None, metavar="N",
+                      help="with --autopilot: stop once N rounds are played (default: at "
+                           "the end of the fight, at most 30 rounds)")
 
     roll = sub.add_parser(
         "roll", help="roll dice by notation, with the odds",
@@ -144,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     bench.add_argument("--forecast", action="store_true",
                        help="time forecasts of the demos instead (fights per second)")
+    bench.add_argument("--autopilot", action="store_true",
+                       help="the autopilot against the greedy policy in mirror matches, "
+                            "and its thinking time per decision, instead")
 
     from tacmap import forecast_cli
 
@@ -385,9 +396,12 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
         return _play(registry, args)
     if args.command == "roll":
         return _roll(args)
-    if args.command == "forecast" or (args.command == "bench" and args.forecast):
+    if args.command == "forecast" or (args.command == "bench"
+                                      and (args.forecast or args.autopilot)):
         from tacmap import forecast_cli
 
+        if args.command == "bench" and args.autopilot:
+            return forecast_cli.bench_autopilot(registry, args.json, args.quick)
         if args.command == "bench":
             return forecast_cli.bench(registry, args.json, args.quick)
         return forecast_cli.run(registry, args, args.rulesets_dir)
@@ -492,23 +506,30 @@ def _play(registry: Registry, args: argparse.Namespace) -> int:
         for line in cli_help.command_lines():
             print(line)
         return 0
-    if args.file is None or args.script is None:
-        raise UsageError("play needs FILE and --script S.jsonl (or --commands)", "tacmap play")
+    if args.file is None or (args.script is None and args.autopilot is None):
+        raise UsageError("play needs FILE and --script S.jsonl or --autopilot SIDE "
+                         "(or --commands)", "tacmap play")
+    if args.rounds is not None and (args.autopilot is None or not 1 <= args.rounds <= 1000):
+        raise UsageError("--rounds takes 1 to 1,000, with --autopilot", "tacmap play")
     loaded = storage.load(args.file, registry)
     state = loaded.state
     if args.seed is not None:
         _check_seed(args.seed, "play")
         state.seed = args.seed
-    commands = read_script(args.script)
+    commands = read_script(args.script) if args.script is not None else []
     _fixed_dice(args.dice)  # checked before anything runs
     try:
         if args.out:
             storage.check_target(args.out)  # likewise: a pipe is refused before the script runs
     except OSError as err:
         raise InputError(f"{args.out}: cannot write ({err.strerror})") from None
+    sides = _autopilot_sides(args.autopilot, state) if args.autopilot is not None else None
     referee = Referee(state, registry.get(state.ruleset), loaded.log)
     with cli_help.reader_may_leave() as out:
-        _play_through(referee, commands, args, out)
+        if sides is None:
+            _play_through(referee, commands, args, out)
+        else:
+            _play_autopilot(referee, sides, commands, args, out)
     if args.out:
         try:
             storage.save(args.out, referee.state, referee.log, loaded.images)
@@ -522,24 +543,96 @@ def _play_through(referee: Referee, commands: list[tuple[int, Command]],
     """Run the script's commands, printing their events while anyone reads them."""
     dice = _fixed_dice(args.dice)
     for n, cmd in commands:
+        _script_line(referee, n, cmd, dice, args, out)
+
+
+def _script_line(referee: Referee, n: int, cmd: Command, dice: DiceSource | None,
+                 args: argparse.Namespace, out: cli_help.Output) -> None:
+    """Run line ``n`` of the script and print its events; a refusal stops the run."""
+    try:
+        events = referee.execute(cmd, dice)
+    except RuleError as err:
+        out.flush()
+        # The reason first, and the command cut short: a long command (a path of hundreds
+        # of cells, thousands of walls) must not push the reason past the cut.
+        said = describe(cmd)
+        said = said if len(said) <= 150 else f"{said[:149]}…"
+        raise InputError(f"{args.script} line {n}: {err} (stopped here; nothing was "
+                         f"saved) — {said}") from None
+    _print_events(referee, cmd, events, args, out)
+
+
+def _print_events(referee: Referee, cmd: Command, events: Sequence[Event],
+                  args: argparse.Namespace, out: cli_help.Output, who: str = "") -> None:
+    """The command (``who`` played it) and its events, as ``play`` prints them."""
+    if args.json:
+        for ev in events:
+            # One event a line, spaced after ":" and "," as the first tacmap printed it.
+            out.print(msgspec.json.format(records.encode(ev), indent=0).decode())
+    else:
+        out.print(f"» {describe(cmd)}{who}")
+        for ev in events:
+            out.print(f"  {ev.text(referee.state)}")
+
+
+def _autopilot_sides(text: str, state: Encounter) -> frozenset[str]:
+    """The sides ``--autopilot`` names, checked against the encounter's ("all": every one)."""
+    sides = {t.side for t in state.tokens.values()}
+    named = {s.strip() for s in text.split(",") if s.strip()}
+    if named == {"all"}:
+        return frozenset(sides)
+    unknown = sorted(named - sides)
+    if not named or unknown:
+        listed = ", ".join(sorted(sides)) or "none"
+        raise UsageError(f"--autopilot: no side {', '.join(unknown) or '(empty)'} in the "
+                         f"encounter; its sides are {listed}", "tacmap play")
+    return frozenset(named)
+
+
+def _play_autopilot(referee: Referee, sides: frozenset[str],
+                    commands: list[tuple[int, Command]], args: argparse.Namespace,
+                    out: cli_help.Output) -> None:
+    """Play the autopilot's sides, the script's lines on the others' turns, until one side
+    is left, ``--rounds`` rounds are over, or a token off autopilot has no line left."""
+    from tacmap.engine.play import autopilot
+    from tacmap.engine.play.forecast import MAX_ROUNDS, MAX_STEPS
+
+    dice = _fixed_dice(args.dice)
+    state = referee.state
+    ruleset = referee.ruleset
+    pilot, driver = autopilot.pilot_for(referee, state.seed)
+    script = iter(commands)
+    if ruleset.turn_order(state) is None:
+        _print_events(referee, StartCombat(), referee.execute(StartCombat(), dice), args, out)
+    first = referee.state.round
+    cap = args.rounds if args.rounds is not None else MAX_ROUNDS
+    for _step in range(MAX_STEPS):
+        state = referee.state
+        left = {t.side for t in state.tokens.values() if not pilot.hints.out(t)}
+        if len(left) <= 1:
+            out.print(f"The fight is over: {next(iter(left), 'nobody')} left standing.")
+            return
+        if state.round >= first + cap:
+            out.print(f"Stopped after {cap} round{'s' if cap != 1 else ''}.")
+            return
+        actor = ruleset.whose_turn(state)
+        token = state.tokens.get(actor) if actor is not None else None
+        if token is not None and token.side not in sides:
+            line = next(script, None)
+            if line is None:
+                out.print(f"Stopped at the turn of {token.name} ({token.side}): not on "
+                          "autopilot, and no script line left.")
+                return
+            _script_line(referee, line[0], line[1], dice, args, out)
+            continue
+        cmd = EndTurn() if actor is None else autopilot.next_command(pilot, driver, actor)
         try:
             events = referee.execute(cmd, dice)
-        except RuleError as err:
-            out.flush()
-            # The reason first, and the command cut short: a long command (a path of
-            # hundreds of cells, thousands of walls) must not push the reason past the cut.
-            said = describe(cmd)
-            said = said if len(said) <= 150 else f"{said[:149]}…"
-            raise InputError(f"{args.script} line {n}: {err} (stopped here; nothing was "
-                             f"saved) — {said}") from None
-        if args.json:
-            for ev in events:
-                # One event a line, spaced after ":" and "," as the first tacmap printed it.
-                out.print(msgspec.json.format(records.encode(ev), indent=0).decode())
-        else:
-            out.print(f"» {describe(cmd)}")
-            for ev in events:
-                out.print(f"  {ev.text(referee.state)}")
+        except RuleError:
+            cmd = EndTurn()  # the preview allowed it and the rules did not: the turn ends
+            events = referee.execute(cmd, dice)
+        _print_events(referee, cmd, events, args, out,
+                      f"  (autopilot: {token.name})" if token is not None else "")
 
 
 def _fixed_dice(text: str | None) -> DiceSource | None:

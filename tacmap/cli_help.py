@@ -50,8 +50,12 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                  "tacmap measure --ruleset speed_rank -2,0 3,4 --diagonal alternating"]),
     "play": ("Run a script of commands through the referee, as the window would, and print "
              "one line per event. tacmap play --commands lists the command types and their "
-             "fields.",
+             "fields. --autopilot plays the sides it names (README \"The autopilot\"), the "
+             "script giving the other sides' turns.",
              ["tacmap play fight.tacmap --script turn.jsonl --seed 9 --out after.tacmap",
+              "tacmap play fight.tacmap --autopilot bandits --script turn.jsonl --rounds 2 "
+              "--out after.tacmap",
+              "tacmap play fight.tacmap --autopilot all --out after.tacmap",
               "tacmap play --commands"]),
     "roll": ("Roll dice written as GMs write them, and show the odds first.",
              ['tacmap roll "2d6+3" --target 10', 'tacmap roll "4d6kh3"',
@@ -78,8 +82,11 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                ["tacmap schema", "tacmap schema --ruleset opposed"]),
     "bench": ("Run the performance benchmarks of the design; each figure is printed with its "
               "budget. --forecast times the forecast instead: fights per second of each "
-              "demo, in one process and with two worker processes.",
-              ["tacmap bench --quick", "tacmap bench --forecast"]),
+              "demo, in one process and with two worker processes; --autopilot plays the "
+              "autopilot against the greedy policy in mirror matches and times its "
+              "decisions.",
+              ["tacmap bench --quick", "tacmap bench --forecast",
+               "tacmap bench --autopilot --quick"]),
     "forecast": ("Play the fight out many times from the state in FILE, under its own rules "
                  "and with random dice: the chance each side wins (with a 95% interval), "
                  "undecided fights, the rounds, each combatant's chance to drop and HP left, "
@@ -88,7 +95,8 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                  "whatever --jobs.",
                  ["tacmap forecast resources/demo.tacmap",
                   "tacmap forecast resources/speed_rank_demo.tacmap --fights 1000 --jobs 2 "
-                  "--seed 7 --json"]),
+                  "--seed 7 --json",
+                  "tacmap forecast fight.tacmap --policy autopilot --fights 100"]),
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError
+from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.forecast import MAX_ROUNDS, Forecast, default_jobs, forecast
 from tacmap.engine.rules.ruleset import Registry
 
@@ -22,6 +23,15 @@ from tacmap.engine.rules.ruleset import Registry
 DEFAULT_FIGHTS = 200
 #: Fights each demo plays for ``tacmap bench --forecast`` (each way).
 BENCH_FIGHTS = 100
+#: Mirror pairs per ruleset for ``tacmap bench --autopilot`` (issue 35: at least 500).
+MIRROR_PAIRS = 500
+#: The autopilot's share of the decided mirror fights it must reach (issue 35).
+MIRROR_BUDGET = 0.60
+#: Fights per demo whose decisions are timed for ``tacmap bench --autopilot``.
+THINKING_FIGHTS = 20
+#: Thinking time budgets per decision, ms of CPU: p95 and the slowest (issue 35).
+THINKING_P95 = 300.0
+THINKING_MAX = 1000.0
 #: Fights per second per core each demo must reach (issue 28).
 BENCH_BUDGET = 25.0
 
@@ -39,6 +49,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rounds", type=int, default=MAX_ROUNDS, metavar="R",
                    help=f"a fight still going after R rounds is undecided (default {MAX_ROUNDS})")
     p.add_argument("--json", action="store_true", help="print the forecast as JSON")
+    p.add_argument("--policy", choices=("greedy", "autopilot"), default="greedy",
+                   help="who plays every side: the greedy policy (the default, the faster) "
+                        "or the autopilot")
 
 
 def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int:
@@ -55,13 +68,16 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     bar = Bar(sys.stderr, args.fights) if sys.stderr.isatty() else None
     result = forecast(state, ruleset, args.fights, args.seed,
                       jobs=args.jobs or default_jobs(), max_rounds=args.rounds,
-                      progress=None if bar is None else bar.update, folders=folders)
+                      progress=None if bar is None else bar.update, folders=folders,
+                      policy=by_side if args.policy == "autopilot" else None)
     if bar is not None:
         bar.close()
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(table(result, f"{args.file} ({state.ruleset}), seed {args.seed}", args.rounds))
+        policy = ", autopilot" if args.policy == "autopilot" else ""
+        print(table(result, f"{args.file} ({state.ruleset}), seed {args.seed}{policy}",
+                    args.rounds))
     return 0
 
 
@@ -149,4 +165,47 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
             print(f"forecast {r['demo']:24s} {r['per_core']:6.1f} fights/s a core (CPU time); "
                   f"by the clock {r['jobs1']:6.1f} in one process, {r['jobs2']:6.1f} with 2 "
                   f"jobs  budget ≥ {BENCH_BUDGET:g}/s a core  {mark}")
+    return 0
+
+
+def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
+    """The autopilot against the greedy policy in mirror matches on each demo's two main
+    sides, and its thinking time per decision; over budget is reported, not an error."""
+    from tacmap.engine.play.autopilot import main_sides, mirror_matches, thinking_times
+    from tacmap.ui.demos import demos
+
+    pairs = 20 if quick else MIRROR_PAIRS
+    rows: list[dict[str, Any]] = []
+    for ruleset_id, _name, path in demos():
+        state = storage.load(path, registry).state
+        ruleset = registry.get(ruleset_id)
+        t0 = time.perf_counter()
+        mirror = mirror_matches(state, ruleset, pairs)
+        share, lo, hi = mirror.share()
+        times = sorted(thinking_times(state, ruleset, 3 if quick else THINKING_FIGHTS))
+        p50, p95, worst = (times[len(times) // 2], times[round(0.95 * (len(times) - 1))],
+                           times[-1]) if times else (0.0, 0.0, 0.0)
+        rows.append({"demo": path.name, "ruleset": ruleset_id,
+                     "sides": list(main_sides(state)), "pairs": mirror.pairs,
+                     "fights": 2 * mirror.pairs, "autopilot_wins": mirror.wins,
+                     "greedy_wins": mirror.losses, "undecided": mirror.undecided,
+                     "share": round(share, 4), "low": round(lo, 4), "high": round(hi, 4),
+                     "decisions": len(times), "think_p50_ms": round(p50, 3),
+                     "think_p95_ms": round(p95, 3), "think_max_ms": round(worst, 3),
+                     "seconds": round(time.perf_counter() - t0, 1),
+                     "ok": share >= MIRROR_BUDGET and p95 <= THINKING_P95
+                     and worst <= THINKING_MAX})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        mark = "ok" if r["ok"] else "UNDER BUDGET"
+        print(f"autopilot {r['demo']:24s} {r['fights']:5d} fights: autopilot "
+              f"{r['autopilot_wins']:4d}, greedy {r['greedy_wins']:4d}, undecided "
+              f"{r['undecided']:3d}; share of decided {_pc(r['share'])} "
+              f"({_pc(r['low']).strip()} – {_pc(r['high']).strip()}), budget ≥ "
+              f"{MIRROR_BUDGET:.0%}; thinking p50 {r['think_p50_ms']:.2f} ms, p95 "
+              f"{r['think_p95_ms']:.2f} ms, max {r['think_max_ms']:.2f} ms over "
+              f"{r['decisions']} decisions, budget p95 ≤ {THINKING_P95:g} ms, max ≤ "
+              f"{THINKING_MAX:g} ms  {mark}")
     return 0

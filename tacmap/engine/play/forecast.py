@@ -34,7 +34,7 @@ from typing import Any
 from tacmap.engine.files import storage
 from tacmap.engine.model.commands import Move
 from tacmap.engine.model.state import Cell, Encounter, Token
-from tacmap.engine.play.autoplay import Choice, Driver, Table
+from tacmap.engine.play.autoplay import Choice, Driver, Policy, Table
 from tacmap.engine.play.hints import DOWN, Hints
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry, Ruleset
@@ -112,6 +112,9 @@ class Aggressive:
     attack, the combatant moves by a legal path towards the nearest enemy it can
     reach (the target of its declared attack, if any), at most twice a turn.
     """
+
+    #: Odds worked out afresh per decision once an attack is in hand (the autopilot: all).
+    fresh = FRESH
 
     def __init__(self, rng: random.Random, hints: Hints, cache: dict[OddsKey, Odds | None]
                  ) -> None:
@@ -204,7 +207,7 @@ class Aggressive:
                 if key in self.refused or where in self.cache:
                     continue
                 if key not in self.cache:
-                    if best is not None and fresh >= FRESH and not option.at:
+                    if best is not None and fresh >= self.fresh and not option.at:
                         continue  # looked at in a later decision, once cached
                     fresh += 1
                     preview = table.referee.preview(
@@ -216,14 +219,23 @@ class Aggressive:
                     if preview.odds is None:
                         self.cache[plain] = None
                         break
-                    self.cache[key] = preview.odds
+                    self.cache[key] = self.priced(table, me, Choice(option, target.id),
+                                                  preview.odds)
                 odds = self.cache[key]
                 if odds is None:
                     continue
-                value = worth(odds, target.hp)
+                value = self.value(odds, target)
                 if value > 0 and (best is None or value > best[0]):
                     best = (value, key, Choice(option, target.id))
         return None if best is None else (best[1], best[2])
+
+    def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
+        """The odds an attack is judged by: the preview's, as they are."""
+        return odds
+
+    def value(self, odds: Odds, target: Token) -> float:
+        """What an attack with ``odds`` on ``target`` is worth (``worth``)."""
+        return worth(odds, target.hp)
 
     def out(self, token: Token) -> bool:
         """Out of the fight, with the ruleset's own down conditions."""
@@ -318,6 +330,13 @@ def _ring(state: Encounter, me: Token, enemy: Token) -> list[Cell]:
 # --- one fight ---------------------------------------------------------------------
 
 
+#: ``maker(greedy, rng, hints, cache, ruleset)``: a fight's policy made from its greedy one
+#: (the autopilot's ``by_side``). Passed in rather than imported, the autopilot building on
+#: this module; a module-level function (or its ``partial``) reaches worker processes.
+PolicyMaker = Callable[[Policy, random.Random, Hints, dict[OddsKey, Odds | None], Ruleset],
+                       Policy]
+
+
 @dataclass(frozen=True)
 class Fight:
     """How one fight ended."""
@@ -333,15 +352,18 @@ class Fight:
 
 
 def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKey, Odds | None],
-               max_rounds: int = MAX_ROUNDS) -> Fight:
-    """One fight from ``start`` (untouched) with dice seed ``seed``."""
+               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None) -> Fight:
+    """One fight from ``start`` (untouched) with dice seed ``seed``, played by ``Aggressive``
+    or by what ``policy`` makes of it."""
     state = start.copy()
     state.seed = seed
     state.dice_drawn = 0
     referee = Referee(state, ruleset)
     hints = hints_of(ruleset)
-    policy = Aggressive(random.Random(seed), hints, cache)
-    driver = Driver(referee, policy, random.Random(seed + 1), fog=False)
+    chosen: Policy = Aggressive(random.Random(seed), hints, cache)
+    if policy is not None:
+        chosen = policy(chosen, random.Random(seed), hints, cache, ruleset)
+    driver = Driver(referee, chosen, random.Random(seed + 1), fog=False)
 
     def over(s: Encounter) -> bool:
         # Asked at every step: stops at the second side still standing.
@@ -490,10 +512,11 @@ Progress = Callable[[Forecast], None]
 
 
 def play_batch(start: Encounter, ruleset: Ruleset, seed: int, first: int, count: int,
-               max_rounds: int = MAX_ROUNDS) -> list[Fight]:
+               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None
+               ) -> list[Fight]:
     """Fights ``first`` to ``first + count - 1`` of a forecast seeded ``seed``."""
     cache: dict[OddsKey, Odds | None] = {}
-    return [play_fight(start, ruleset, fight_seed(seed, i), cache, max_rounds)
+    return [play_fight(start, ruleset, fight_seed(seed, i), cache, max_rounds, policy)
             for i in range(first, first + count)]
 
 
@@ -501,13 +524,15 @@ _WORKER: dict[str, Any] = {}
 
 
 def _batch_in_worker(raw: bytes, ruleset_id: str, folders: tuple[str, ...], seed: int,
-                     first: int, count: int, max_rounds: int) -> list[Fight]:
+                     first: int, count: int, max_rounds: int,
+                     policy: PolicyMaker | None = None) -> list[Fight]:
     """A batch in a worker process: the encounter arrives as file bytes, decoded once."""
     if _WORKER.get("raw") != raw:
         registry = Registry(folders, warn=lambda message: None)
         _WORKER.update(raw=raw, state=storage.loads(raw, registry).state,
                        ruleset=registry.get(ruleset_id))
-    return play_batch(_WORKER["state"], _WORKER["ruleset"], seed, first, count, max_rounds)
+    return play_batch(_WORKER["state"], _WORKER["ruleset"], seed, first, count, max_rounds,
+                      policy)
 
 
 def batches(fights: int) -> list[tuple[int, int]]:
@@ -517,14 +542,14 @@ def batches(fights: int) -> list[tuple[int, int]]:
 
 def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: int = 1,
              progress: Progress | None = None, max_rounds: int = MAX_ROUNDS,
-             folders: Sequence[str] = (), cancelled: Callable[[], bool] | None = None
-             ) -> Forecast:
+             folders: Sequence[str] = (), cancelled: Callable[[], bool] | None = None,
+             policy: PolicyMaker | None = None) -> Forecast:
     """Play ``fights`` fights from ``state`` (untouched) and count how they end.
 
     ``jobs`` above 1 plays batches in that many worker processes (``folders``: the
     user's ruleset folders, for them to load the ruleset); ``progress`` is called
     with the forecast so far after each fight (each batch, with workers);
-    ``cancelled`` stops it early.
+    ``cancelled`` stops it early; ``policy`` as ``play_fight``.
     """
     result = Forecast.empty(state)
     start = state.copy()
@@ -538,7 +563,7 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
                 if cancelled is not None and cancelled():
                     return result
                 result.add([play_fight(start, ruleset, fight_seed(seed, i), cache,
-                                       max_rounds)])
+                                       max_rounds, policy)])
                 if progress is not None:
                     progress(result)
         return result
@@ -548,7 +573,7 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
     try:
         pending: dict[Future[list[Fight]], int] = {
             pool.submit(_batch_in_worker, raw, ruleset.id, tuple(str(f) for f in folders),
-                        seed, first, count, max_rounds): first for first, count in plan}
+                        seed, first, count, max_rounds, policy): first for first, count in plan}
         while pending:
             finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             if cancelled is not None and cancelled():

@@ -1,0 +1,232 @@
+"""The autopilot (issue 35): legal, deterministic, fair, and better than the greedy policy."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tacmap.cli import main
+from tacmap.engine.files import storage
+from tacmap.engine.model.commands import Command, EndTurn, Move, StartCombat
+from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
+from tacmap.engine.play.autopilot import (
+    Known,
+    by_side,
+    decide,
+    mirror_matches,
+    mirrored,
+    next_command,
+    pilot_for,
+    suggest,
+)
+from tacmap.engine.play.autoplay import Table
+from tacmap.engine.play.forecast import Aggressive, OddsKey, forecast, hints_of
+from tacmap.engine.play.referee import Referee
+from tacmap.engine.rules.ruleset import Registry, Ruleset
+from tacmap.engine.rules.views import Odds
+from tests.engine.helpers import skirmish_state
+
+DEMOS = Path(__file__).resolve().parents[2] / "resources"
+DEMO_FILES = sorted(p.name for p in DEMOS.glob("*.tacmap"))
+
+
+def started(state: Encounter, ruleset: Ruleset) -> Referee:
+    referee = Referee(state, ruleset)
+    referee.execute(StartCombat())
+    return referee
+
+
+def until_turn_of(referee: Referee, token: str) -> None:
+    """End turns until ``token`` acts."""
+    for _ in range(20):
+        if referee.ruleset.whose_turn(referee.state) == token:
+            return
+        referee.execute(EndTurn())
+    raise AssertionError(f"{token} never got a turn")
+
+
+def aimed_at(command: Command) -> str:
+    return str(getattr(command, "target", "") or "")
+
+
+@pytest.mark.parametrize("name", [*DEMO_FILES, "skirmish"])
+def test_every_command_the_autopilot_picks_is_accepted(registry: Registry, name: str) -> None:
+    if name == "skirmish":
+        state, ruleset = skirmish_state(), registry.get("skirmish")
+    else:
+        state = storage.load(DEMOS / name, registry).state
+        ruleset = registry.get(state.ruleset)
+    referee = started(state, ruleset)
+    pilot, driver = pilot_for(referee, 3)
+    acted = 0
+    for _ in range(150):
+        actor = ruleset.whose_turn(referee.state)
+        if actor is None or len({t.side for t in referee.state.tokens.values()
+                                 if not pilot.hints.out(t)}) <= 1:
+            break
+        command = next_command(pilot, driver, actor)
+        referee.execute(command)  # a refusal raises RuleError and fails the test
+        acted += not isinstance(command, EndTurn)
+    assert acted >= 3, "the autopilot only ended turns"
+
+
+def test_the_same_state_and_seed_give_the_same_choices(registry: Registry) -> None:
+    state = storage.load(DEMOS / "demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    referee = started(state, ruleset)
+    actor = ruleset.whose_turn(referee.state)
+    assert actor is not None
+    first = decide(referee.state, ruleset, actor, 11)
+    assert decide(referee.state, ruleset, actor, 11) == first
+    one = forecast(state, ruleset, 6, seed=4, policy=by_side)
+    two = forecast(state, ruleset, 6, seed=4, policy=by_side)
+    assert (one.wins, one.rounds, one.hp_total) == (two.wins, two.rounds, two.hp_total)
+
+
+def fogged_duel(fog: bool) -> Encounter:
+    """An orc, and a hero behind a wall it has never seen; the way round is open below."""
+    state = Encounter(ruleset="skirmish", ruleset_version="1.0", map=MapSpec(20, 10), seed=3)
+    state.map.walls = (Wall(((10, 0), (10, 7))),)
+    state.fog = msgspec.structs.replace(state.fog, enabled=fog)
+    for t in (Token("grul", "Grul", "orcs", 3, 1, stats={"ac": 12}),
+              Token("ana", "Ana", "party", 15, 1, stats={"atk": 4})):
+        state.tokens[t.id] = t
+    state.party = "party"
+    return state
+
+
+def walk(referee: Referee) -> float:
+    """Metres the orc would walk to stand next to the hero, round the wall."""
+    cost = referee.preview(Move("grul", ((14, 1),))).cost
+    assert cost is not None
+    return cost
+
+
+def test_under_fog_it_does_not_walk_towards_an_enemy_it_has_never_seen(
+        registry: Registry) -> None:
+    ruleset = registry.get("skirmish")
+    # Without fog the orc heads for the hero: the fogged case below is not a dead end.
+    open_field = started(fogged_duel(False), ruleset)
+    until_turn_of(open_field, "grul")
+    seen = decide(open_field.state, ruleset, "grul", 5)
+    assert isinstance(seen, Move)
+    before = walk(open_field)
+    open_field.execute(seen)
+    assert walk(open_field) < before
+
+    referee = started(fogged_duel(True), ruleset)
+    until_turn_of(referee, "grul")
+    known = Known()
+    assert known.unseen(referee.state, ruleset, "orcs", hints_of(ruleset)) == {"ana"}
+    before = walk(referee)
+    for _ in range(5):
+        command = decide(referee.state, ruleset, "grul", 5, known)
+        assert aimed_at(command) != "ana"
+        referee.execute(command)
+        assert walk(referee) >= before
+        if isinstance(command, EndTurn):
+            break
+
+
+def test_an_enemy_once_seen_is_remembered_when_it_steps_out_of_sight(
+        registry: Registry) -> None:
+    ruleset = registry.get("skirmish")
+    state = fogged_duel(True)
+    known = Known()
+    hints = hints_of(ruleset)
+    hero = state.tokens["ana"]
+    state.tokens["ana"] = msgspec.structs.replace(hero, x=11, y=9)  # in sight, past the wall
+    assert known.unseen(state, ruleset, "orcs", hints) == set()
+    state.tokens["ana"] = hero  # back behind it
+    assert known.unseen(state, ruleset, "orcs", hints) == set()
+    assert Known().unseen(state, ruleset, "orcs", hints) == {"ana"}
+
+
+def test_it_finishes_a_wounded_enemy_where_the_greedy_policy_hits_a_fresh_one(
+        registry: Registry) -> None:
+    state = storage.load(DEMOS / "demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    me = state.tokens["aldric"]
+    # Barry down to 2 HP on Ser Aldric's right, Grell fresh on his left.
+    state.tokens = {"aldric": me,
+                    "barry": msgspec.structs.replace(state.tokens["barry"], x=me.x + 1,
+                                                     y=me.y, hp=2),
+                    "grell": msgspec.structs.replace(state.tokens["grell"], x=me.x - 1,
+                                                     y=me.y)}
+    referee = started(state, ruleset)
+    until_turn_of(referee, "aldric")
+    assert aimed_at(decide(referee.state, ruleset, "aldric", 1)) == "barry"
+    # The greedy policy as it plays in a forecast: its odds cache warm from earlier
+    # decisions, both attacks priced; it goes for the bigger hit on the fresh enemy.
+    cache: dict[OddsKey, Odds | None] = {}
+    for _ in range(3):
+        greedy = Aggressive(random.Random(1), hints_of(ruleset), cache)
+        choice = greedy.choose(Table(referee, random.Random(1)), "aldric",
+                               ruleset.actions_for(referee.state, "aldric"))
+    assert choice is not None and choice.target == "grell"
+
+
+def test_suggest_gives_three_plans_priced_by_the_side_s_chance_to_win(
+        registry: Registry) -> None:
+    state = storage.load(DEMOS / "demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    referee = started(state, ruleset)
+    actor = ruleset.whose_turn(referee.state)
+    assert actor is not None
+    plans = suggest(referee.state, ruleset, actor, 3, fights=4)
+    assert 1 <= len(plans) <= 3
+    assert plans == sorted(plans, key=lambda s: -s.effect)
+    for plan in plans:
+        assert plan.commands and "chance to win" in plan.sentence
+        assert -1.0 <= plan.effect <= 1.0 and 0.0 <= plan.win <= 1.0
+    assert suggest(referee.state, ruleset, actor, 3, fights=4) == plans
+
+
+def test_a_mirror_match_plays_each_fight_both_ways(registry: Registry) -> None:
+    state = storage.load(DEMOS / "opposed_demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    twin = mirrored(state, "Party")
+    assert {t.side for t in twin.tokens.values()} == {"Party", "Party (mirror)"}
+    assert twin.tokens["kara_mirror"].x == state.map.width - 1 - state.tokens["kara"].x
+    result = mirror_matches(state, ruleset, 2)
+    assert result.pairs == 2
+    assert result.wins + result.losses + result.undecided == 4
+
+
+def test_play_with_the_autopilot_plays_the_fight_out_and_saves_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], registry: Registry) -> None:
+    out = tmp_path / "after.tacmap"
+    assert main(["play", str(DEMOS / "opposed_demo.tacmap"), "--autopilot", "all",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()[0]
+    assert "(autopilot: " in printed and "The fight is over" in printed
+    assert storage.load(out, registry).log
+
+
+def test_play_stops_at_a_token_off_autopilot_with_no_script_line_left(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"type": "end_turn"}\n', "utf-8")
+    assert main(["play", str(DEMOS / "demo.tacmap"), "--autopilot", "bandits",
+                 "--script", str(script), "--rounds", "2"]) == 0
+    printed = capsys.readouterr()[0]
+    assert "(autopilot: Barry the Guard)" in printed
+    assert "not on autopilot, and no script line left" in printed
+
+
+def test_play_refuses_a_side_the_encounter_does_not_have_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", str(DEMOS / "demo.tacmap"), "--autopilot", "orcs"]) == 2
+    err = capsys.readouterr()[1]
+    assert "no side orcs" in err and "bandits, heroes" in err and err.count("\n") == 1
+    assert main(["play", str(DEMOS / "demo.tacmap"), "--script", "-", "--rounds", "2"]) == 2
+
+
+def test_forecast_takes_the_autopilot_as_its_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(DEMOS / "opposed_demo.tacmap")
+    assert main(["forecast", path, "--fights", "5", "--jobs", "1", "--policy", "autopilot"]) == 0
+    assert "autopilot: 5 fights" in capsys.readouterr()[0]
+    assert main(["forecast", path, "--fights", "5", "--policy", "clever"]) == 2
