@@ -380,7 +380,8 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
                 warnings.append(f"{args.file}: {warning}")
         size = registry.manifests[s.ruleset].units.size(s.map.width, s.map.height) \
             if s.ruleset in registry.manifests else f"{s.map.width}×{s.map.height} m"
-        print(f"{args.file}: ok — ruleset {s.ruleset} {s.ruleset_version}, {size}, "
+        version = s.ruleset_version or "(no version)"
+        print(f"{args.file}: ok — ruleset {s.ruleset} {version}, {size}, "
               f"{plural(len(s.tokens), 'token')}, {plural(len(s.map.walls), 'wall')}, "
               f"{plural(len(loaded.log), 'log entry', 'log entries')}")
         return 0

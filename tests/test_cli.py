@@ -381,3 +381,25 @@ def test_check_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFixture[s
     capsys.readouterr()
     assert main(["check", str(path)]) == 0
     assert "1 token, 0 walls, 0 log entries" in capsys.readouterr().out
+
+
+def test_check_refuses_a_header_whose_ruleset_version_disagrees_with_the_body(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40 item 7: a header that disagreed with the body passed silently, and an empty
+    version printed "ruleset action_pool ,"."""
+    path = tmp_path / "one.tacmap"
+    assert main(["new", "--ruleset", "action_pool", str(path), "--seed", "1"]) == 0
+    data = json.loads(path.read_text())
+    body = data["encounter"]["ruleset_version"]
+    data["ruleset"]["version"] = "9.9"
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f'ruleset.version "9.9" differs from encounter.ruleset_version "{body}"' in err
+    assert err.count("\n") == 1
+    data["ruleset"]["version"] = data["encounter"]["ruleset_version"] = ""
+    path.write_text(json.dumps(data))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "ruleset action_pool (no version)," in out and " ," not in out

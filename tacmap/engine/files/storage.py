@@ -12,6 +12,7 @@ import copy
 import errno
 import gc
 import glob
+import json
 import os
 import shutil
 import stat
@@ -612,6 +613,10 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
     if state.ruleset != rs["id"]:
         raise InputError(f"encounter.ruleset {state.ruleset!r} differs from ruleset.id "
                          f"{rs['id']!r}")
+    # The header says the same as the body, or nothing (files before it was written).
+    if "version" in rs and rs["version"] != state.ruleset_version:
+        raise InputError(f"ruleset.version {json.dumps(rs['version'])} differs from "
+                         f"encounter.ruleset_version {json.dumps(state.ruleset_version)}")
     if state.map.image is not None:
         check_image_path(state.map.image, "encounter.map.image")
     check_state(state)
