@@ -26,10 +26,12 @@ def open_window(registry: Registry, path: Path | None) -> tuple[QApplication, Ma
     app.setWindowIcon(app_icon())
     app.setDesktopFileName("tacmap")  # lets Wayland match the installed desktop entry
     session = Session.open(registry, path or demo_path(), as_copy=path is None)
+    orphans = untitled_autosaves() if path is None else []
+    if session.newer_autosave() is not None or orphans:
+        applog.crash_notice()  # the restore question names the log folder: said once there
     if session.newer_autosave() is not None and applog.restore_question(
             "tacmap closed without saving this encounter. Restore the unsaved changes?"):
         session.restore_autosave()
-    orphans = untitled_autosaves() if path is None else []
     if orphans and applog.restore_question(
             "tacmap closed without saving an encounter that had no file yet. Restore it?"):
         try:
@@ -95,6 +97,10 @@ def run(registry: Registry, path: Path | None) -> int:
         raise
     window.place()
     window.show()
+    notice = applog.crash_notice()  # a crash last time, with nothing to restore: said once
+    if notice:
+        applog.logger.warning(notice)
+        window.statusBar().showMessage(notice, 30000)
     if registry.skipped and has_screen():
         skipped_box(registry.skipped, window).open()
     return int(app.exec())

@@ -3,12 +3,19 @@
 ``tacmap.log`` is rotated at ``MAX_BYTES`` with ``BACKUPS`` old copies, so the folder
 never holds more than a few megabytes. A crash that Python cannot catch (a segfault
 in Qt) is written by ``faulthandler`` to ``crash.log`` beside it: faulthandler needs
-a file that stays open, which a rotated log is not. After a crash the restore
-question offers to open this folder.
+a file that stays open, which a rotated log is not. Each run heads its block of
+``crash.log`` with the date, the version and its process id, and takes the block
+away again when it ends cleanly: what is left is one block per crash. ``crash.log``
+is rotated like the log, at start. After a crash the restore question offers to
+open this folder; with nothing to restore, the next start says once that there was
+a crash and where it is logged.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import datetime
 import faulthandler
 import logging
 import logging.handlers
@@ -25,11 +32,19 @@ from tacmap import __version__
 
 LOG = "tacmap.log"
 CRASH = "crash.log"
+#: The head of the last crash told to the GM (each is told once).
+TOLD = "crash.told"
 MAX_BYTES = 1_000_000
 BACKUPS = 3
 
+#: How each run's block of crash.log begins (the rest of the line names the run).
+CRASH_HEAD = "--- tacmap"
+
 logger = logging.getLogger("tacmap")
-_crash_file: IO[str] | None = None
+#: This run's crash.log, open for faulthandler, and where its block begins.
+_crash_file: tuple[IO[str], int] | None = None
+#: A crash logged by a run before this one, not yet told to the GM: (when, which run).
+last_crash: str | None = None
 
 
 def folder() -> Path:
@@ -47,7 +62,15 @@ def start() -> Path | None:
         where.mkdir(parents=True, exist_ok=True)
         handler = logging.handlers.RotatingFileHandler(
             where / LOG, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+        _note_last_crash(where / CRASH)
+        _rotate(where / CRASH)
+        if _crash_file is not None:  # started again in this process: its block goes first
+            _ended_cleanly(*_crash_file)
         crash = (where / CRASH).open("a", encoding="utf-8")
+        start_at = crash.tell()
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        crash.write(f"{CRASH_HEAD} {__version__}, process {os.getpid()}, started {now} ---\n")
+        crash.flush()
     except OSError:
         return None  # a read-only home costs the log, never the start
     for old in [h for h in logger.handlers if getattr(h, "tacmap_log", False)]:
@@ -57,14 +80,83 @@ def start() -> Path | None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    if _crash_file is not None:
-        _crash_file.close()
-    _crash_file = crash
+    _crash_file = (crash, start_at)
     faulthandler.enable(file=crash, all_threads=True)
+    atexit.unregister(_at_exit)  # once, however often the log is started
+    atexit.register(_at_exit)
     _chain_excepthook()
     logger.info("tacmap %s started: Python %s, %s, Qt %s", __version__,
                 platform.python_version(), system(), _qt_version())
     return where
+
+
+def _rotate(path: Path) -> None:
+    """Keep ``crash.log`` under ``MAX_BYTES``: past it, it moves to ``crash.log.1`` (and so
+    on, ``BACKUPS`` deep), as the log does."""
+    if not path.is_file() or path.stat().st_size < MAX_BYTES:
+        return
+    for n in range(BACKUPS - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{n}")
+        if older.exists():
+            older.replace(path.with_name(f"{path.name}.{n + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+
+
+def _note_last_crash(path: Path) -> None:
+    """Remember whether the last run's block holds a crash (a clean run takes its block
+    away, so any block left with more than its head is one)."""
+    global last_crash
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except OSError:
+        return
+    head = text.rfind(CRASH_HEAD)
+    if head < 0:
+        return
+    block = text[head:].splitlines()
+    if len(block) > 1 and any(line.strip() for line in block[1:]):
+        which = block[0].strip("- ").strip()
+        try:
+            told = path.with_name(TOLD).read_text("utf-8").strip()
+        except OSError:
+            told = ""
+        if which != told:
+            last_crash = which
+
+
+def _ended_cleanly(crash: IO[str], start_at: int) -> None:
+    """A run that ends normally takes its block (the head alone) out of crash.log, unless
+    another tacmap has written after it since (two windows at once): a head alone is no
+    crash, and the other's block is never cut."""
+    try:
+        faulthandler.disable()
+        crash.flush()
+        if os.fstat(crash.fileno()).st_size == crash.tell():
+            crash.truncate(start_at)
+        crash.close()
+    except (OSError, ValueError):
+        pass  # closed already, or the folder went away: nothing to take back
+
+
+def _at_exit() -> None:
+    global _crash_file
+    if _crash_file is not None:
+        _ended_cleanly(*_crash_file)
+        _crash_file = None
+
+
+def crash_notice() -> str:
+    """Once: the sentence that says the last run crashed and where that is logged ("" when
+    it did not, or when it was said already)."""
+    global last_crash
+    if last_crash is None:
+        return ""
+    said = (f"tacmap stopped unexpectedly last time ({last_crash}). What happened is in "
+            f"{folder() / CRASH}: attach it to a bug report wherever you got tacmap.")
+    with contextlib.suppress(OSError):  # remembered: the next start says nothing of it
+        (folder() / TOLD).write_text(last_crash, "utf-8")
+    last_crash = None
+    return said
 
 
 def system() -> str:

@@ -171,8 +171,9 @@ without saving, it offers to restore the autosave when you open that encounter a
 <li><b>Settings</b>: the recent files (File ▸ Open Recent, the last {RECENT_MAX}), where
 the windows were and your answers about rulesets, in {_path(settings.path())}.</li>
 <li><b>Log</b>: what tacmap did and any error or crash, in {_path(applog.folder())}
-(<code>tacmap.log</code>, kept to a few megabytes; <code>crash.log</code>). Attach it to a
-bug report.</li>
+(<code>tacmap.log</code> and <code>crash.log</code>, each kept to a few megabytes; a crash
+is headed with its date, tacmap's version and the process). Attach both to a bug report
+wherever you got tacmap: its project page, or whoever gave it to you.</li>
 <li><b>Your own rulesets</b>: start tacmap with <code>--rulesets-dir DIR</code>, or set
 <code>{ENV_VAR}</code> to folders separated by <code>{escape(os.pathsep)}</code>
 ({user_rulesets}). A ruleset folder is code, like a plugin: load only folders you

@@ -129,3 +129,44 @@ def test_the_restore_question_offers_the_log_folder(
     assert applog.restore_question("tacmap closed without saving. Restore?")
     assert opened == [True]
     assert next(clicks, None) is None  # asked again after the folder, then answered
+
+
+def _run(code: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh Python whose tacmap home is ``home``."""
+    full = (f"import os; os.environ['TACMAP_HOME'] = {str(home)!r}\n"
+            "from tacmap.ui import applog\n" + code)
+    return subprocess.run([sys.executable, "-c", full], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_crash_log_blocks_are_headed_kept_for_crashes_only_and_told_once(
+        tmp_path: Path) -> None:
+    """Issue 40 item 8: crash.log was never rotated and its blocks carried no date, version
+    or process id; after a crash with nothing to restore nobody was told."""
+    crash = tmp_path / "logs" / applog.CRASH
+    assert _run("applog.start()", tmp_path).returncode == 0
+    assert crash.read_text("utf-8") == "", "a clean run leaves no block"
+    for _ in range(2):
+        assert _run("import faulthandler; applog.start(); faulthandler._sigsegv()",
+                    tmp_path).returncode != 0
+    text = crash.read_text("utf-8")
+    heads = [line for line in text.splitlines() if line.startswith(applog.CRASH_HEAD)]
+    assert len(heads) == 2 and heads[0] != heads[1]  # two crashes told apart
+    assert all("process" in h and "started" in h and "UTC" in h for h in heads)
+    assert text.count("Fatal Python error") == 2
+    told = _run("applog.start(); print(applog.crash_notice()); print(applog.crash_notice())",
+                tmp_path)
+    first, second = told.stdout.splitlines()
+    assert first.startswith("tacmap stopped unexpectedly last time") and str(crash) in first
+    assert "wherever you got tacmap" in first and second == ""
+    assert _run("applog.start(); print(repr(applog.crash_notice()))",
+                tmp_path).stdout.strip() == "''", "said once: the next start is quiet"
+
+
+def test_crash_log_is_rotated_at_start(tmp_path: Path) -> None:
+    crash = tmp_path / "logs" / applog.CRASH
+    crash.parent.mkdir(parents=True)
+    crash.write_text("x" * (applog.MAX_BYTES + 10), "utf-8")
+    assert _run("applog.start()", tmp_path).returncode == 0
+    assert (tmp_path / "logs" / f"{applog.CRASH}.1").stat().st_size == applog.MAX_BYTES + 10
+    assert crash.read_text("utf-8") == ""
