@@ -278,6 +278,7 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
         for cell in cells:
             start = time.perf_counter()
             QApplication.processEvents()
+            view.in_hand()  # as the view's mouse move with a button held does
             view.controller.move_to(cell)
             view.viewport().repaint()
             took = time.perf_counter() - start
@@ -289,6 +290,12 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
     # Made as the window makes it, a moment after its first paint (``warm_charts``).
     panel = ForecastPanel(fights=1_000_000)  # more than it plays while a drag lasts
     dock.setWidget(panel)
+
+    def in_hand() -> None:  # as the window wires it: the dock's workers wait
+        for worker in panel.workers.values():
+            worker.hold()
+
+    view.in_hand = in_hand
     QApplication.processEvents()
     start = time.perf_counter()
     dock.show()
@@ -299,6 +306,14 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
         QApplication.processEvents()
         time.sleep(0.005)
     first = (time.perf_counter() - start) * 1000
+
+    def settle(seconds: float) -> None:
+        until = time.perf_counter() + seconds
+        while time.perf_counter() < until:
+            QApplication.processEvents()
+            time.sleep(0.01)
+
+    settle(1.2)
     # Drags with and without a forecast under way, taken in turns, the dock shown in
     # both: a change in the machine's load falls on both alike.
     alone: list[float] = []
@@ -306,8 +321,10 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
     for _ in range(2 if quick else 3):
         beside += drag()
         panel.cancel()
+        settle(0.3)
         alone += drag()
         panel.show_state(state, ruleset, [])
+        settle(1.2)  # its first estimate drawn: the drag comes while the fights go on
     panel.close_workers()
     window.close()
     measure("forecast dock: drag step, no forecast (speed_rank demo, 60 Hz mouse)", alone,

@@ -128,14 +128,12 @@ class MainWindow(WindowMenus):
         self.log_dock = self._dock("Log", self.log_panel, right)
         self.timeline_dock = self._dock("Timeline", self.timeline_panel,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        # The right-hand column runs to the bottom: the timeline lies under the map only,
-        # and the turn order, the last result and the log keep the window's height.
+        # The right-hand column runs to the bottom: the timeline lies under the map only.
         self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.roster_dock = self._dock("Roster", self.roster_panel, right)
         # The last result stays in view below the turn, whichever tab is raised.
         self.result_dock = self._dock("Last result", self.log_panel.result, right)
         self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
-        # The turn order grows into the tabs below, not into the last result.
         self.order_panel.keep_below = lambda: [(self.result_dock, RESULT_HEIGHT)]
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
@@ -179,6 +177,7 @@ class MainWindow(WindowMenus):
         self.view = MapView(self.scene, session.referee)
         self.view.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.view.token_clicked.connect(self.combat.token_clicked)
+        self.view.in_hand = self.forecast.hold
         self.view.token_menu.connect(self.token_menu)
         self.view.door_menu.connect(self.door_menu)
         self.view.moved.connect(self.select)
@@ -283,8 +282,7 @@ class MainWindow(WindowMenus):
         The last turn's messages ("click the target", a refusal) no longer apply.
         """
         acting = tuple(r.id for r in order.rows if r.state == "acting") if order else None
-        # The heading too: a new phase or round with the same token to act is a new turn
-        # to announce (reflex: the last to declare is often the first to act).
+        # A new phase or round with the same token to act is a new turn to announce too.
         turn = (order.title, acting) if order is not None else None
         if turn == self._turn:
             return

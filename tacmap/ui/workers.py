@@ -32,6 +32,10 @@ from tacmap.engine.rules.ruleset import Registry, Ruleset
 REPORT_EVERY = 0.2
 #: How much lower than the window the worker runs (Unix nice): a drag always comes first.
 NICENESS = 10
+#: Seconds a worker holds off after the window asks it to (a drag's mouse move), and how
+#: often it looks whether it may go on. On a machine whose two "cores" share one, a
+#: busy worker slows the window's own work by half, whatever its priority.
+HOLD, HOLD_STEP = 0.3, 0.01
 #: Seconds a worker waits for a job before it looks whether the window is still there.
 IDLE_CHECK = 1.0
 
@@ -79,6 +83,8 @@ class Worker:
         # The job the worker should be playing: it stops between two fights once this
         # moves on (a new job, or a cancel).
         self._wanted: Any = None
+        # Until when (time.monotonic, the same clock in every process) the worker waits.
+        self._held: Any = None
         # The job the worker is playing now (0 between jobs).
         self._playing: Any = None
         self._serial = 0
@@ -87,9 +93,10 @@ class Worker:
         ctx = self._ctx
         self._jobs, self._reports = ctx.Queue(), ctx.Queue()
         self._wanted, self._playing = ctx.RawValue("q", 0), ctx.RawValue("q", 0)
+        self._held = ctx.RawValue("d", 0.0)
         self._process = ctx.Process(target=_serve, name="tacmap forecast", daemon=True,
                                     args=(self._jobs, self._reports, self._wanted,
-                                          self._playing, os.getpid()))
+                                          self._playing, self._held, os.getpid()))
         self._process.start()
 
     def submit(self, task: Task, state: Encounter, ruleset: Ruleset, *args: Any) -> int:
@@ -105,6 +112,12 @@ class Worker:
         self._jobs.put((self._serial, task, storage.encode(state, []), ruleset.id,
                         folders_for(ruleset), args))
         return self._serial
+
+    def hold(self, seconds: float = HOLD) -> None:
+        """Let the GM's hands go first: the worker waits between two steps of its job until
+        ``seconds`` from now (a drag under way calls this at each mouse move)."""
+        if self._held is not None:
+            self._held.value = time.monotonic() + seconds
 
     def cancel(self) -> None:
         """Stop the job under way after the fight it is playing."""
@@ -154,7 +167,8 @@ class Worker:
             q.cancel_join_thread()
 
 
-def _serve(jobs: Any, reports: Any, wanted: Any, playing: Any, parent: int) -> None:
+def _serve(jobs: Any, reports: Any, wanted: Any, playing: Any, held: Any,
+           parent: int) -> None:
     """The worker's loop: take a job, play it, report; end with the window."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(NICENESS)
@@ -170,7 +184,7 @@ def _serve(jobs: Any, reports: Any, wanted: Any, playing: Any, parent: int) -> N
             continue  # a newer job or a cancel came before this one started
         playing.value = job[0]
         try:
-            report = _play(job, registries, reports, wanted, parent)
+            report = _play(job, registries, reports, wanted, held, parent)
         except Exception as err:  # the window says it; the worker goes on
             report = Report(job[0], None, True, f"{err}")
         finally:
@@ -179,7 +193,7 @@ def _serve(jobs: Any, reports: Any, wanted: Any, playing: Any, parent: int) -> N
 
 
 def _play(job: tuple[Any, ...], registries: dict[tuple[str, ...], Registry], reports: Any,
-          wanted: Any, parent: int) -> Report:
+          wanted: Any, held: Any, parent: int) -> Report:
     """Run one job, reporting as it goes; its last report."""
     serial, task, raw, ruleset_id, folders, args = job
     last = 0.0
@@ -196,8 +210,18 @@ def _play(job: tuple[Any, ...], registries: dict[tuple[str, ...], Registry], rep
         registry = registries[folders] = Registry(folders, warn=lambda msg: None)
     state = storage.loads(raw, registry).state
     result = task(state, registry.get(ruleset_id), *args, told=told,
-                  stopped=lambda: wanted.value != serial or os.getppid() != parent)
+                  stopped=lambda: _waited(held, wanted, serial, parent))
     return Report(serial, result, True)
+
+
+def _waited(held: Any, wanted: Any, serial: int, parent: int) -> bool:
+    """Between two steps: wait while the window holds the worker, then whether to stop."""
+    def going() -> bool:
+        return wanted.value == serial and os.getppid() == parent
+
+    while held.value > time.monotonic() and going():
+        time.sleep(HOLD_STEP)
+    return not going()
 
 
 def forecast_task(state: Encounter, ruleset: Ruleset, fights: int, seed: int, *,

@@ -81,3 +81,34 @@ def test_the_worker_module_imports_no_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_held_worker_waits_between_fights_and_goes_on_after(
+        demo: tuple[Encounter, Ruleset]) -> None:
+    """While the GM drags, the window holds its workers: on a machine whose two cores
+    share one, a busy worker slows the drag whatever its priority (issue 36)."""
+    state, ruleset = demo
+    worker = Worker()
+    try:
+        job = worker.submit(forecast_task, state, ruleset, 100_000, 1)
+        seen: list[Report] = []
+        while not seen:
+            seen = [r for r in worker.reports() if r.job == job]
+            time.sleep(0.01)
+        worker.hold(60.0)
+        time.sleep(0.5)  # whatever fight was under way ends; no other starts
+        before = max(r.result.fights for r in seen + worker.reports() if r.job == job)
+        time.sleep(1.0)
+        held = [r.result.fights for r in worker.reports() if r.job == job]
+        assert all(n <= before + 1 for n in held), (before, held)
+        worker.hold(0.0)  # let go: the fights go on
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            more = [r.result.fights for r in worker.reports() if r.job == job]
+            if more and max(more) > before + 1:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the worker never went on")
+    finally:
+        worker.close()

@@ -117,6 +117,8 @@ class MapView(QGraphicsView):
         #: Whether a fit may not go under ``min_token`` (the player view in the window it
         #: sized for the players: the map then follows whoever acts instead).
         self.hold_min_token: Callable[[], bool] = lambda: False
+        #: Told at each mouse move with a button held (the window holds its workers).
+        self.in_hand: Callable[[], None] = lambda: None
         #: True: refit on every resize while fitted (the player view); False: only when
         #: the window is resized, never because a dock took or gave back room.
         self.refit_on_any_resize = False
@@ -384,6 +386,8 @@ class MapView(QGraphicsView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         self.pointer = self.mapToScene(event.position().toPoint())
+        if event.buttons() != Qt.MouseButton.NoButton:
+            self.in_hand()  # a drag, a pan or a tool under way: work beside the window waits
         if self.tool is not None and self._pan_from is None:
             self.tool.move(self.mapToScene(event.position().toPoint()))
             event.accept()

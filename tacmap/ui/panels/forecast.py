@@ -435,6 +435,12 @@ class ForecastDock:
         self.seen = None
         self.check()
 
+    def hold(self) -> None:
+        """The GM is dragging: the forecast's workers wait (between two fights) a moment."""
+        if self._panel is not None:
+            for worker in self._panel.workers.values():
+                worker.hold()
+
     def close(self) -> None:
         """End the forecast's worker processes (the window closes)."""
         if self._panel is not None:
