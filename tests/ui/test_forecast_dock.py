@@ -70,7 +70,7 @@ def test_it_runs_again_after_an_action(qtbot: object, window: MainWindow) -> Non
     acting = referee.ruleset.turn_order(referee.state)
     assert acting is not None
     assert window.run(EndTurn())
-    qtbot.waitUntil(lambda: panel.state is not first, timeout=5000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: panel.state is not first, timeout=20000)  # type: ignore[attr-defined]
     wait_done(qtbot, panel)
     assert panel.state is not None and panel.state.schedule == referee.state.schedule
     assert panel.results["now"].fights == FIGHTS
@@ -150,7 +150,7 @@ def test_the_fights_are_played_in_a_process_beside_the_window(qtbot: object,
     wait_done(qtbot, panel)
     qtbot.waitUntil(lambda: panel.state is not None and  # type: ignore[attr-defined]
                     panel.state.schedule == window.session.referee.state.schedule,
-                    timeout=5000)
+                    timeout=20000)
     wait_done(qtbot, panel)
     assert panel.workers["now"].pid == worker.pid
 

@@ -123,7 +123,7 @@ def test_every_move_is_autosaved_and_offered_back(window: MainWindow, registry: 
     auto = window.session.autosave_path
     # Written a moment after the command, once the burst of clicks is over.
     qtbot.waitUntil(lambda: not window.files.autosave_timer.isActive(),  # type: ignore[attr-defined]
-                    timeout=3000)
+                    timeout=20000)
     assert auto.is_file()
     from tacmap.ui.session import Session
 

@@ -145,14 +145,14 @@ def test_alt_click_pings_both_views_for_two_seconds(window: MainWindow, qtbot: o
     assert ring.pos() == window.view.mapToScene(point(window.view, (1, 3)))
     # Alt+click on Bo only points at him: Ana stays selected, nothing is logged.
     assert window.actor == "ana" and window.session.referee.log == log
-    qtbot.waitUntil(lambda: rings(window) == [0, 0], timeout=4000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: rings(window) == [0, 0], timeout=20000)  # type: ignore[attr-defined]
 
 
 def test_a_long_press_pings(window: MainWindow, qtbot: object) -> None:
     window.show_player_view()
     _send(window.view, QEvent.Type.MouseButtonPress, point(window.view, (4, 7)), LEFT, LEFT,
           NO_KEYS)
-    qtbot.waitUntil(lambda: rings(window) == [1, 1], timeout=2000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: rings(window) == [1, 1], timeout=20000)  # type: ignore[attr-defined]
     _send(window.view, QEvent.Type.MouseButtonRelease, point(window.view, (4, 7)), LEFT,
           Qt.MouseButton.NoButton, NO_KEYS)
 
@@ -216,7 +216,7 @@ def test_a_dropped_encounter_opens(window: MainWindow, tmp_path: Path, qtbot: ob
         log = window.log_panel
         assert drop(log, QPointF(log.rect().center()), path)
     qtbot.waitUntil(  # type: ignore[attr-defined]
-        lambda: window.session.path == path, timeout=2000)
+        lambda: window.session.path == path, timeout=20000)
     assert window.session.referee.state.name == "The crypt"
 
 
@@ -285,7 +285,7 @@ def test_a_dropped_encounter_asks_to_save_the_current_one_first(
     window.ask_save = lambda question: asked.append(question)
     assert window.session.dirty
     assert drop(window.view.viewport(), on_cell(window.view, (5, 5)), path)
-    qtbot.waitUntil(lambda: bool(asked), timeout=2000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: bool(asked), timeout=20000)  # type: ignore[attr-defined]
     # Cancel: the encounter on screen stays.
     assert asked == ["This encounter has unsaved changes. Save them first?"]
     assert window.session.path == before

@@ -378,7 +378,7 @@ def test_a_miss_on_dice_rolled_before_is_the_last_result(qtbot: object, registry
     entry = win.session.referee.log[-1]
     assert isinstance(entry.command, AttackCommand) and entry.command.actor == "skulk"
     qtbot.waitUntil(lambda: "Skulk attacks Kestrel" in  # type: ignore[attr-defined]
-                    win.log_panel.result.label.text(), timeout=2000)
+                    win.log_panel.result.label.text(), timeout=20000)
     assert "misses Kestrel" in win.log_panel.result.label.text()
 
 
