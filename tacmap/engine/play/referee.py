@@ -47,11 +47,13 @@ from tacmap.engine.model.events import (
     DoorChanged,
     EncounterRenamed,
     Event,
+    Explored,
     FogEdited,
     FogSwitched,
     HpChanged,
     MapImageChanged,
     PartyChanged,
+    ScheduleChanged,
     TokenAdded,
     TokenEdited,
     TokenMoved,
@@ -156,7 +158,11 @@ class Referee:
                                                  self.ruleset.out_of_fight)
                 if explored is not None:
                     ctx.emit(explored)
-            unsaved = unwritable(ctx.events)
+            # The rules' own round records and fog reveals are built from bounded parts and
+            # are the costly ones to write (a forecast executes thousands of commands): the
+            # rest, and everything a GM command does, is written and read back.
+            unsaved = unwritable(ctx.events if cmd.override else
+                                 [e for e in ctx.events if not isinstance(e, BUILT)])
             if unsaved:
                 raise RuleError(unsaved)
             # The GM's edits may add free-form values; the rules' own stay within bounds
@@ -219,6 +225,11 @@ class Referee:
 def _adds_values(events: Sequence[Event]) -> bool:
     return any(isinstance(e, ValueChanged | DataChanged | TokenAdded | TokenEdited)
                for e in events)
+
+
+#: Events the rules build from bounded parts: not written and read back after a rules
+#: command (they are after a GM's).
+BUILT = (ScheduleChanged, Explored)
 
 
 def unwritable(events: Sequence[Event]) -> str:
