@@ -47,8 +47,8 @@ class HouseOption(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 def read_options(data: Mapping[str, Any]) -> dict[str, HouseOption]:
     """``[options.*]`` of a parsed ruleset.toml, typed and checked (InputError naming the key)."""
-    raw = data.get("options", {})
-    options = convert(raw, dict[Word, HouseOption], "ruleset.toml: options")
+    wrapped = {"options": data.get("options", {})}
+    options = convert(wrapped, dict[str, dict[Word, HouseOption]], "ruleset.toml")["options"]
     for key, option in options.items():
         option.key = key
     return options
