@@ -64,3 +64,11 @@ def test_forecast_under_a_house_rule(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main([*base, "--rule", "surprise_armour=ignored"]) == 0
     assert capsys.readouterr().out != default
     assert main([*base, "--rule", "death_past_line=never"]) == 2
+
+
+def test_the_fight_report_names_the_house_rules_in_force(tmp_path: Path) -> None:
+    fight, house, page = (tmp_path / n for n in ("f.tacmap", "h.tacmap", "h.html"))
+    main(["new", "--demo", "opposed", str(fight)])
+    main(["rules", str(fight), "--set", "death_past_line=dead", "--out", str(house)])
+    assert main(["report", str(house), str(page)]) == 0
+    assert "house rule death_past_line = dead" in page.read_text(encoding="utf-8")
