@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from tacmap import __version__, cli_help
+from tacmap import __version__, cli_help, house_rules_cli
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.commands import Command, EndTurn, StartCombat, describe
@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--seed", type=int, default=None,
                      help="dice seed, 0 to 1,000,000,000 (default: random)")
     new.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    new.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                     help=house_rules_cli.RULE_HELP)
 
     imp = sub.add_parser("import", help="a new encounter from a Universal VTT map "
                                         "(.dd2vtt, .uvtt, .df2vtt): image, grid, walls, doors")
@@ -159,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tacmap import forecast_cli
 
     forecast_cli.add_parser(sub)
+    house_rules_cli.add_parser(sub)
 
     from tacmap.kit import commands as kit
 
@@ -168,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("rulesets", "demos", "open", "render", "new", "import", "report", "check", "measure",
-            "play", "roll", "bench", "ruleset", "schema", "forecast")
+            "play", "roll", "bench", "ruleset", "schema", "forecast", "rules")
 
 
 def _window_only(argv: list[str]) -> argparse.Namespace | None:
@@ -384,7 +387,11 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
         print(f"{args.file}: ok — ruleset {s.ruleset} {version}, {size}, "
               f"{plural(len(s.tokens), 'token')}, {plural(len(s.map.walls), 'wall')}, "
               f"{plural(len(loaded.log), 'log entry', 'log entries')}")
+        if s.house_rules:
+            print("house rules: " + ", ".join(f"{k} = {v}" for k, v in s.house_rules.items()))
         return 0
+    if args.command == "rules":
+        return house_rules_cli.run(registry, args)
     if args.command == "measure":
         ruleset = registry.get(args.ruleset)
         rule = args.diagonal or ruleset.manifest.diagonal
@@ -462,6 +469,7 @@ def _new(registry: Registry, args: argparse.Namespace) -> int:
         state = ruleset.new_map(args.name or path.stem, seed, w, h)
     except ValueError as err:
         raise InputError(str(err)) from None
+    house_rules_cli.overridden(state, ruleset, args.rule)
     try:
         storage.save(path, state, [])
     except OSError as err:

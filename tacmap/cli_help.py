@@ -36,7 +36,14 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
     "new": ("Write an empty encounter under a ruleset, or copy a shipped demo with --demo "
             "(tacmap demos lists them). Never overwrites a file without --force.",
             ["tacmap new --ruleset action_pool fight.tacmap --size 30x20",
-             "tacmap new --demo action_pool fight.tacmap"]),
+             "tacmap new --demo action_pool fight.tacmap",
+             "tacmap new --ruleset opposed fight.tacmap --rule surprise_criticals=allowed"]),
+    "rules": ("List the house rules of an encounter: each option its ruleset declares, the "
+              "value in force (* marks it), the default and the sentence of the text it "
+              "concerns; or set them with --set, logged and undoable as in the window's "
+              "Encounter ▸ House Rules.",
+              ["tacmap new --demo opposed fight.tacmap && tacmap rules fight.tacmap",
+               "tacmap rules fight.tacmap --set surprise_criticals=allowed --out house.tacmap"]),
     "demos": ("List the demo encounters shipped with tacmap: ruleset id, name and path, and "
               "the scripts that play them.",
               ["tacmap demos"]),
@@ -96,7 +103,9 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                  ["tacmap forecast resources/demo.tacmap",
                   "tacmap forecast resources/speed_rank_demo.tacmap --fights 1000 --jobs 2 "
                   "--seed 7 --json",
-                  "tacmap forecast fight.tacmap --policy autopilot --fights 100"]),
+                  "tacmap forecast fight.tacmap --policy autopilot --fights 100",
+                  "tacmap new --demo opposed fight.tacmap && tacmap forecast fight.tacmap "
+                  "--fights 200 --rule surprise_armour=ignored"]),
 }
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from tacmap import house_rules_cli
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.play.autopilot import by_side
@@ -52,6 +53,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--policy", choices=("greedy", "autopilot"), default="greedy",
                    help="who plays every side: the greedy policy (the default, the faster) "
                         "or the autopilot")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="forecast under house rule KEY = VALUE (repeatable; tacmap rules "
+                        "FILE lists them)")
 
 
 def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int:
@@ -65,6 +69,7 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     loaded = storage.load(args.file, registry)
     state = loaded.state
     ruleset = registry.get(state.ruleset)
+    house_rules_cli.overridden(state, ruleset, args.rule)
     bar = Bar(sys.stderr, args.fights) if sys.stderr.isatty() else None
     result = forecast(state, ruleset, args.fights, args.seed,
                       jobs=args.jobs or default_jobs(), max_rounds=args.rounds,

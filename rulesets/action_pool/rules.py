@@ -72,6 +72,8 @@ from .reactions import PREPARED, Prepared, Strike
 DEAD = "dead"
 #: Token value: the successes an ability discarded from the last roll, the leftmost ones.
 DISCARDED = "discarded"
+#: The turn (round:place) a token last moved in, under house rule movement = "per_turn".
+MOVED_IN = "moved_in"
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -262,7 +264,7 @@ class ActionPool(TurnRuleset[Data]):
     def combat_starts(self, ctx: Resolution, order: Sequence[str]) -> None:
         for tid in order:
             token = ctx.state.tokens[tid]
-            for key in ("faces", DISCARDED, PREPARED, "reacted", "used"):
+            for key in ("faces", DISCARDED, PREPARED, "reacted", "used", MOVED_IN):
                 if key in token.values:
                     ctx.emit(ValueChanged(tid, key, token.values[key], None, "a new fight"))
             if PREPARED in token.conditions:
@@ -391,7 +393,16 @@ class ActionPool(TurnRuleset[Data]):
         turns = self.turns(state)
         if turns.current != token.id or not token.alive:
             return 0.0
+        if self.house_rule(state, "movement") == "per_turn":
+            # "10 m per turn": one move a turn, of at most one move action's metres.
+            moved = token.values.get(MOVED_IN) == self._turn_key(turns)
+            return 0.0 if moved or turns.actions_left < 1 else self.metres_per_action(token)
         return turns.actions_left * self.metres_per_action(token)
+
+    @staticmethod
+    def _turn_key(turns: OrderedTurns) -> str:
+        """This turn, as the value a token moved in it carries (round:place)."""
+        return f"{turns.round}:{turns.index}"
 
     def move_bands(self, state: Encounter, token: Token) -> tuple[float, ...]:
         """Where each move action's metres end: (10, 20) with two actions left."""
@@ -401,6 +412,9 @@ class ActionPool(TurnRuleset[Data]):
         if turns.current != token.id or not token.alive:
             return ()
         per = self.metres_per_action(token)
+        if self.house_rule(state, "movement") == "per_turn":
+            budget = self.move_budget(state, token)
+            return (budget,) if budget else ()
         return tuple(per * n for n in range(1, turns.actions_left + 1)) if per > 0 else ()
 
     def move_turn_refusal(self, state: Encounter, token: Token) -> str | None:
@@ -415,7 +429,7 @@ class ActionPool(TurnRuleset[Data]):
     def move_uses(self, state: Encounter, token: Token, plan: MovePlan) -> str:
         if not self.in_combat(state):
             return ""
-        n = self._move_actions(token, plan.cost)
+        n = self._move_actions(token, plan.cost, state)
         left = self.turns(state).actions_left - n
         per = self.manifest.units.of(self.metres_per_action(token))
         spent = "one action" if n == 1 else f"{n} actions"
@@ -423,13 +437,19 @@ class ActionPool(TurnRuleset[Data]):
             f"{plural(left, 'action')} left (an attack is one)"
         return f"{spent} ({per} a move action): {tail}"
 
-    def _move_actions(self, token: Token, cost: float) -> int:
+    def _move_actions(self, token: Token, cost: float, state: Encounter | None = None) -> int:
+        if state is not None and self.house_rule(state, "movement") == "per_turn":
+            return 1
         per = self.metres_per_action(token)
         return max(1, math.ceil(cost / per - 1e-9)) if per > 0 else 1
 
     def move_spends(self, ctx: Resolution, token: Token, plan: MovePlan) -> None:
         if self.in_combat(ctx.state):
-            n = self._move_actions(token, plan.cost)
+            n = self._move_actions(token, plan.cost, ctx.state)
+            if self.house_rule(ctx.state, "movement") == "per_turn":
+                key = self._turn_key(self.turns(ctx.state))
+                ctx.emit(ValueChanged(token.id, MOVED_IN, token.values.get(MOVED_IN), key,
+                                      "its move this turn"))
             self.spend(ctx, token, n, f"a {plan.cost:g} m move")
 
     def moved(self, ctx: Resolution, token: Token, cells: Sequence[Cell]) -> None:

@@ -64,6 +64,9 @@ class Strike:
     stun: bool
     bonus: int
     bonus_why: str
+    crit_roll: bool = False
+    """The defender cannot defend, yet its defence is rolled to judge a critical (house rule
+    ``surprise_criticals = "allowed"``): the hit stands, double the defence is a critical."""
 
 
 class Rules(Protocol):
@@ -93,6 +96,11 @@ def roll_strike(rules: Rules, ctx: Resolution, s: Strike, label: str) -> bool:
             why = " (a tie goes to the defender)" if atk == dfn else ""
             ctx.emit(Said(f"{defender.name} defends: {tally}{why}", defender.id))
             return False
+    elif s.crit_roll:
+        d = ctx.roll(defender.id, s.defence[0], s.defence[1],
+                     f"defence, for a critical only: {s.defence_text}")
+        dfn = d.total + s.defence_flat
+        crit, tally = atk >= 2 * dfn, f"attack {atk} against defence {dfn}, {s.why_not}"
     else:
         crit, tally = False, f"attack {atk}, {s.why_not}"
     if crit:

@@ -109,9 +109,6 @@ class Opportunity(Table):
     die: Annotated[int, msgspec.Meta(ge=2, le=1000)] = 100
     take_at_most: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 50
     decide: Literal["roll", "take", "pass"] = "roll"
-    run: Literal["leaving_reach", "abstaining"] = "leaving_reach"
-    """Which moves are a run that may draw one: ``leaving_reach``, any move out of a
-    fighting enemy's reach; ``abstaining``, only a move of a token abstaining this turn."""
 
     def __post_init__(self) -> None:
         if self.take_at_most > self.die:
@@ -122,12 +119,6 @@ class Health(Table):
     """[health]: where death starts."""
 
     dead_at_minus_vigor: bool = True
-
-
-class Surprise(Table):
-    """[surprise]: whether armour still counts against a surprise attack."""
-
-    armour: bool = True
 
 
 class Data(TurnData, kw_only=True):
@@ -143,7 +134,6 @@ class Data(TurnData, kw_only=True):
     challenge: Challenge = msgspec.field(default_factory=Challenge)
     opportunity: Opportunity = msgspec.field(default_factory=Opportunity)
     health: Health = msgspec.field(default_factory=Health)
-    surprise: Surprise = msgspec.field(default_factory=Surprise)
 
     def __post_init__(self) -> None:
         if not self.tiers:

@@ -438,7 +438,8 @@ class Opposed(TurnRuleset[Data]):
         vigor, hp = self.stat(token, "vigor"), token.hp
         dead = hp <= -vigor if self.data.health.dead_at_minus_vigor else hp < -vigor
         down = INCAPACITATED in token.conditions or UNCONSCIOUS in token.conditions
-        if hit and hp <= 0 and not down:
+        one_blow = dead and self.house_rule(ctx.state, "death_past_line") == "dead"
+        if hit and hp <= 0 and not down and not one_blow:
             # "falling when they reach zero Health": the thresholds below are for damage
             # taken "while incapacitated", which a healthy or falling token is not yet.
             want, say = FALLING, (f"falling at Health {hp}: incapacitated unless healed "
@@ -587,7 +588,7 @@ class Opposed(TurnRuleset[Data]):
                 ctx.emit(Said(f"{token.name} withdraws from {enemy.name}'s reach: "
                               "no attack of opportunity", token.id))
                 continue
-            if not self.runs(token):
+            if not self.runs(ctx.state, token):
                 ctx.emit(Said(f"{token.name} steps out of {enemy.name}'s reach: not a "
                               "declared run (no abstaining), no attack of opportunity",
                               token.id))
@@ -607,10 +608,11 @@ class Opposed(TurnRuleset[Data]):
             if step <= stop:
                 ctx.emit(LeftReach(token.id, enemy_id, step))
 
-    def runs(self, token: Token) -> bool:
+    def runs(self, state: Encounter, token: Token) -> bool:
         """Whether ``token`` moving out of a reach is a run that may draw an attack of
-        opportunity (``[opportunity] run``: any such move, or only while abstaining)."""
-        return self.data.opportunity.run == "leaving_reach" or bool(token.values.get("abstain"))
+        opportunity (house rule ``opportunity_run``: any such move, or only while abstaining)."""
+        return (self.house_rule(state, "opportunity_run") == "leaving_reach"
+                or bool(token.values.get("abstain")))
 
     def _opportunity(self, ctx: Resolution, enemy: Token, runner: Token, stance: str) -> bool:
         """The GM's side decides on an attack of opportunity; True when it hits."""
@@ -747,7 +749,9 @@ class Opposed(TurnRuleset[Data]):
         surprise = isinstance(state.schedule, Turns) and state.schedule.surprise
         why_not = ""
         if surprise and weapon.ranged:
-            why_not = "a surprise attack: no defence roll, no critical"
+            why_not = ("a surprise attack: no defence roll, no critical"
+                       if self.house_rule(state, "surprise_criticals") == "none" else
+                       "a surprise attack: the hit stands (defence rolled for a critical only)")
         elif STUNNED in defender.conditions:
             why_not = f"{defender.name} is stunned: no defence roll"
         elif not self.fights(defender):
@@ -766,11 +770,14 @@ class Opposed(TurnRuleset[Data]):
         extra = ((f"{plus(weapon.damage)} ({weapon.name})" if weapon.damage else "")
                  + (f"{plus(f_dmg)} ({flourish.name})" if f_dmg and flourish else ""))
         armour = self.gear_dice(self._gear(defender, "armour"), self.stat(defender, "armour_sl"))
-        if surprise and weapon.ranged and not self.data.surprise.armour:
+        if surprise and weapon.ranged and self.house_rule(state, "surprise_armour") == "ignored":
             armour = (0, 0)
+        # "may not critical ... unless declared otherwise by the Storyteller".
+        surprise_crit = surprise and weapon.ranged and \
+            self.house_rule(state, "surprise_criticals") == "none"
         return Strike(
             attacker.id, defender.id, weapon, flourish, atk, flat, attack_text,
-            not why_not, why_not, dfn, dsl, shield, dparts, not (surprise and weapon.ranged),
+            not why_not, why_not, dfn, dsl, shield, dparts, not surprise_crit,
             form, crit, dflat,
             f"{dice_text(form)} + {fsl} (Combat Form {ftext}){extra}",
             f"{dice_text(form)} + {fsl} (Combat Form {ftext}, kept over the next tier's "
@@ -779,7 +786,8 @@ class Opposed(TurnRuleset[Data]):
             f"{attacker.name} keeps the normal damage dice ({dice_text(form)}, not the next "
             f"tier's {dice_text(upper)})" if keep else "damage rolls the next tier's dice",
             armour, f"{dice_text(armour)} ({self._gear(defender, 'armour').name}, no modifier)",
-            bool(flourish and flourish.stun), bonus, bonus_why)
+            bool(flourish and flourish.stun), bonus, bonus_why,
+            surprise and weapon.ranged and not surprise_crit)
 
     def _bonus(self, token: Token) -> tuple[int, str]:
         b = token.values.get("bonus")

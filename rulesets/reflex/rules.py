@@ -452,7 +452,9 @@ class Reflex(Ruleset):
             raise RuleError("in Reflex the order comes from RFX; start without an order")
         keys = [(t.id, self.stat(t, "rfx")) for t in state.tokens.values() if t.alive]
         ctx.emit(RoundChanged(state.round, 1))
-        order, rolls = DeclareThenAct.start(keys, ctx.dice, self.data.rolloff.die)
+        # House rule rolloff_die: "a D6 (though D20s work better)"; d20 is [rolloff] die.
+        die = 6 if self.house_rule(state, "rolloff_die") == "d6" else self.data.rolloff.die
+        order, rolls = DeclareThenAct.start(keys, ctx.dice, die)
         for who, why, roll in rolls:
             ctx.emit(DiceRolled(who, why, roll))
         self.set_round(ctx, Round(order),

@@ -36,6 +36,7 @@ class Rules(Protocol):
     data: Data
 
     def stat(self, token: Token, key: str) -> Any: ...
+    def house_rule(self, state: Encounter, key: str) -> str: ...
     def target_of(self, state: Encounter, plan: Plan) -> Token: ...
     def melee_defense(self, token: Token) -> int: ...
     def in_melee(self, state: Encounter, a: Token, b: Token) -> bool: ...
@@ -71,6 +72,12 @@ def _self_hit(rules: Rules, ctx: Resolution, token: Token, face: int, what: str)
     # The text's own arithmetic, with no floor: a result of 10 or more leaves nothing to hit
     # for (the attack minimum of 1 is for "a successful attack", which this is not).
     amount = max(0, base - face)
+    floor = rules.data.attack.min_damage
+    if amount < floor and rules.house_rule(ctx.state, "self_hit_floor") == "minimum":
+        ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {base} minus {face} is raised to "
+                      f"the minimum, {token.name} is hit for {floor}", token.id))
+        rules.hurt(ctx, token, floor, rules.data.locations.default, f"failed {what}")
+        return
     if amount == 0:
         ctx.emit(Said(f"{token.name}'s {what} fails ({face}): {base} minus {face} is no "
                       f"damage, {token.name} comes to no harm", token.id))

@@ -295,7 +295,8 @@ class SpeedRank(Ruleset):
 
         Its first phase, its weapon's first strike and after (while the standard action is
         left), a spell to start, a sprint to run or a carried action to decide on hold a
-        phase. A lone move action left does not: it rides along in any turn the side takes.
+        phase; a lone move action left holds each phase from its first on (house rule
+        ``move_only_phase = "skip"``: it holds none and rides along in the side's turns).
         A spell landing is resolved as the turn passes and holds nothing by itself.
         """
         if not token.alive or self.helpless(token):
@@ -310,9 +311,13 @@ class SpeedRank(Ruleset):
             return token.id in known.pending or casts
         if casts:
             return True
-        if std <= 0:
-            return False
         first, strike = self.speeds.phases(known, token, self.usable(token))
+        if std <= 0:
+            # House rule move_only_phase: the text lets a side act "until each side that can
+            # act in a phase has acted", so a move action to spare holds its phases too.
+            moves = self.data.actions.move - known.used.get(token.id, (0, 0))[1]
+            return moves > 0 and at >= first and \
+                self.house_rule(state, "move_only_phase") == "holds"
         return at == first or at >= strike
 
     def strike_phase(self, rnd: Round, token: Token) -> int:

@@ -238,7 +238,21 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
                       refusals=tally.refusals, joined=int(tally.turns[tally.joined] > 0))
         labels |= set(tally.labels)
-    summary = (f"{seeds} seeds × {rounds} rounds on {demo.name}: {totals['tried']:,} options "
+    played = 0
+    for key, option in ruleset.manifest.options.items():
+        # Once more under every value of every house rule (seed 0), the default included.
+        for value in option.values:
+            start = storage.load(demo, registry)
+            start.state.house_rules = {**start.state.house_rules, key: value}
+            referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
+            tally = contract(referee, 0, rounds)
+            where = f"house rule {key} = {value}"
+            problems += [f"{where}: {p}" for p in tally.problems]
+            problems += [f"{where}: {p}" for p in exact(referee, start, registry)]
+            played += 1
+    summary = (f"{seeds} seeds × {rounds} rounds on {demo.name}"
+               + (f" and once under each of {played} house rule values" if played else "")
+               + f": {totals['tried']:,} options "
                f"tried ({len(labels)} different), {totals['executed']:,} executed, "
                f"{totals['refusals']} refused; the newcomer acted in {totals['joined']} of "
                f"{seeds}; undo, redo, save and load exact")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tacmap.engine.model.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
 from tacmap.engine.model.state import DIAGONAL_RULES, Encounter
+from tacmap.ui import house_rules
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
@@ -228,6 +229,7 @@ class WindowMenus(QMainWindow):
         self.party_menu = menu.addMenu("&Players' Side")
         self.party_menu.aboutToShow.connect(lambda: build.fill_party(self.party_menu))
         self._action(menu, "Re&name Encounter…", build.rename_encounter)
+        self._action(menu, "House R&ules…", lambda: house_rules.open_house_rules(self.files.host))
         build.on_tool = self._tool_ticked
 
     def _tools_bar(self) -> None:

@@ -15,6 +15,7 @@ from tacmap.engine.files.report import fight, page
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import Encounter
 from tacmap.engine.play.referee import Entry
+from tacmap.engine.rules.house_rules import differing
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.ui.render import draw, encoded
 
@@ -36,7 +37,10 @@ def report_html(state: Encounter, log: list[Entry], ruleset: Ruleset, images: Pa
     f = fight(state, log, gm, ruleset.out_of_fight, ruleset.secret_conditions())
     start = map_png(f.start, ruleset, images, not gm)
     end = map_png(state, ruleset, images, not gm)
-    return page(f, f"{ruleset.manifest.name} ({ruleset.id})", date, start, end)
+    # The rules in force that differ from the ruleset's default, beside its name.
+    rules = "".join(f" · house rule {o.key} = {ruleset.house_rule(state, o.key)}"
+                    for o in differing(ruleset.manifest.options, state))
+    return page(f, f"{ruleset.manifest.name} ({ruleset.id}){rules}", date, start, end)
 
 
 def fits(state: Encounter, log: list[Entry]) -> None:

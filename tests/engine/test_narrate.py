@@ -35,6 +35,7 @@ from tacmap.engine.model.commands import (
     SetDiagonal,
     SetDoor,
     SetFog,
+    SetHouseRule,
     SetHp,
     SetMapImage,
     SetParty,
@@ -118,6 +119,8 @@ SENTENCES: list[tuple[Command, str]] = [
     (AddTokens((Token("g2", "Goblin 2", "foes", 1, 1), Token("g3", "Goblin 3", "foes", 2, 1))),
      "GM adds Goblin 2 and Goblin 3"),
     (RemoveTokens(("grell",)), "GM removes Grell"),
+    (SetHouseRule("surprise_criticals", "allowed"),
+     "GM sets the house rule surprise criticals to allowed"),
 ]
 
 

@@ -47,6 +47,7 @@ from tacmap.engine.model.state import (
     too_many_items,
 )
 from tacmap.engine.play.referee import MAX_LOG, Entry
+from tacmap.engine.rules.house_rules import check_overrides, kept_from_before
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.space.geometry import wall_problem
 from tacmap.engine.space.templates import placed_problem
@@ -619,6 +620,12 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
                          f"encounter.ruleset_version {json.dumps(state.ruleset_version)}")
     if state.map.image is not None:
         check_image_path(state.map.image, "encounter.map.image")
+    check_overrides(ruleset.manifest.options, state.house_rules)
+    if "house_rules" not in _HEAD.decode(head["encounter"]):
+        # Saved before house rules (every file since writes them, if only as {}): the
+        # readings it was played with stay in force, so its log replays the same, and
+        # the GM sees them as house rules it may change.
+        state.house_rules = {**kept_from_before(ruleset.manifest.options), **state.house_rules}
     check_state(state)
     crowded = too_many_items(state)
     if crowded:

@@ -202,6 +202,16 @@ class SetParty(Command, frozen=True, tag="set_party"):
     """A side some token is on."""
 
 
+class SetHouseRule(Command, frozen=True, tag="set_house_rule"):
+    """GM: set one of the ruleset's house rules (``[options.*]``) for this encounter."""
+
+    override = True
+    key: Text
+    """The option's key (``"surprise_criticals"``)."""
+    value: Text
+    """One of its values; the default takes the override away."""
+
+
 class PlaceTemplate(Command, frozen=True, tag="place_template"):
     """GM: leave a template on the map until it is removed (a cloud, a wall of fire)."""
 

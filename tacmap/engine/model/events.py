@@ -626,6 +626,37 @@ class EncounterRenamed(Event, frozen=True, tag="encounter_renamed"):
         return f"the encounter is renamed {self.new!r} (was {self.old!r})"
 
 
+class HouseRuleChanged(Event, frozen=True, tag="house_rule_changed"):
+    """A house rule of the encounter changed (an empty value: the ruleset's default)."""
+
+    key: Text
+    """The option's key."""
+    old: Text
+    """The override before ("": none, the default was in force)."""
+    new: Text
+    """The override after ("": none, the default is in force)."""
+
+    def matches(self, state: Encounter) -> bool:
+        """Whether ``state`` holds the value this event starts from."""
+        return state.house_rules.get(self.key, "") == self.old
+
+    def apply(self, state: Encounter) -> None:
+        _set_rule(state, self.key, self.new)
+
+    def revert(self, state: Encounter) -> None:
+        _set_rule(state, self.key, self.old)
+
+    def text(self, state: Encounter) -> str:
+        return f"house rule {self.key}: {self.new or 'the default'}"
+
+
+def _set_rule(state: Encounter, key: str, value: str) -> None:
+    if value:
+        state.house_rules[key] = value
+    else:
+        state.house_rules.pop(key, None)
+
+
 class PartyChanged(Event, frozen=True, tag="party_changed"):
     """The players' side changed."""
 

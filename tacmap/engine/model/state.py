@@ -280,6 +280,9 @@ class Encounter(MutableRecord, tag="encounter"):
     """Templates left on the map, in the order they were placed."""
     fog: Fog = Fog()
     """Fog of war on the player view (off unless the GM turns it on)."""
+    house_rules: dict[Text, Text] = msgspec.field(default_factory=dict)
+    """The house rules this encounter sets: option key → value, only where it departs from
+    the ruleset's default (``[options.*]`` of ruleset.toml)."""
     map_extras: dict[str, Json] = msgspec.field(default_factory=dict)
     """What an imported map file held that tacmap keeps but does not draw yet (a Universal
     VTT file's ``lights`` and ``environment``), as read. Left out of the file when empty."""

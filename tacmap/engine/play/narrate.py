@@ -51,6 +51,7 @@ from tacmap.engine.model.commands import (
     SetDiagonal,
     SetDoor,
     SetFog,
+    SetHouseRule,
     SetHp,
     SetMapImage,
     SetParty,
@@ -144,6 +145,8 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         return f"GM sets the diagonal rule to {c.rule}"
     if isinstance(c, RenameEncounter):
         return f"GM renames the encounter “{c.name}”"
+    if isinstance(c, SetHouseRule):
+        return f"GM sets the house rule {c.key.replace('_', ' ')} to {c.value.replace('_', ' ')}"
     if isinstance(c, SetParty):
         return f"GM makes {c.side} the players' side"
     if isinstance(c, PlaceTemplate):

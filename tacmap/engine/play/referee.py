@@ -34,6 +34,7 @@ from tacmap.engine.model.commands import (
     SetDiagonal,
     SetDoor,
     SetFog,
+    SetHouseRule,
     SetHp,
     SetMapImage,
     SetParty,
@@ -50,6 +51,7 @@ from tacmap.engine.model.events import (
     Explored,
     FogEdited,
     FogSwitched,
+    HouseRuleChanged,
     HpChanged,
     MapImageChanged,
     PartyChanged,
@@ -73,6 +75,7 @@ from tacmap.engine.model.state import (
 )
 from tacmap.engine.play.gm import add_tokens, resolve_gm_tool
 from tacmap.engine.rules.dice import DiceSource, SeededDice
+from tacmap.engine.rules.house_rules import check_value
 from tacmap.engine.rules.ruleset import Resolution, Ruleset
 from tacmap.engine.rules.views import Preview
 from tacmap.engine.space import vision
@@ -251,6 +254,19 @@ def unwritable(events: Sequence[Event]) -> str:
     return ""
 
 
+def _house_rule(state: Encounter, cmd: SetHouseRule, ruleset: Ruleset) -> HouseRuleChanged:
+    options = ruleset.manifest.options
+    try:
+        check_value(options, cmd.key, cmd.value)
+    except InputError as err:
+        raise RuleError(str(err)) from None
+    old = state.house_rules.get(cmd.key, "")
+    new = "" if cmd.value == options[cmd.key].default else cmd.value
+    if new == old:
+        raise RuleError(f"house rule {cmd.key} is already {cmd.value}")
+    return HouseRuleChanged(cmd.key, old, new)
+
+
 def replay(state: Encounter, log: Sequence[Entry]) -> Encounter:
     """A copy of ``state`` with every recorded event of ``log`` applied in order."""
     out = copy.deepcopy(state)
@@ -360,6 +376,8 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         if cmd.side == state.party:
             raise RuleError(f"the players are already the {cmd.side} side")
         ctx.emit(PartyChanged(state.party, cmd.side))
+    elif isinstance(cmd, SetHouseRule):
+        ctx.emit(_house_rule(state, cmd, ruleset))
     elif isinstance(cmd, PlaceTemplate):
         ctx.emit(placement(state, cmd.template, cmd.label, cmd.id, ruleset.space.walls(state)))
     elif isinstance(cmd, RemoveTemplate):

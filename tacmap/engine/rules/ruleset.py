@@ -49,6 +49,7 @@ from tacmap.engine.model.state import (
 )
 from tacmap.engine.model.units import METRES, UNITS, Units, register
 from tacmap.engine.rules.dice import DiceSource, Roll
+from tacmap.engine.rules.house_rules import HouseOption, read_options, value_in_force
 from tacmap.engine.rules.options import acting_token
 from tacmap.engine.rules.statblock import (
     StatBlock,
@@ -78,7 +79,7 @@ TRUST_WARNING = (
 
 
 #: Keys of ruleset.toml the engine reads itself; ``Manifest.tables`` leaves them out.
-ENGINE_KEYS = ("id", "name", "version", "api", "stat_block", "values")
+ENGINE_KEYS = ("id", "name", "version", "api", "stat_block", "values", "options")
 
 
 class Table(msgspec.Struct, forbid_unknown_fields=True):
@@ -171,6 +172,8 @@ class Manifest:
     """The whole parsed TOML, as read once; rules read it through ``tables``."""
     units: Units = METRES
     """``[grid] unit`` and ``cell_size``: what the map, the CLI and the log show distances in."""
+    options: dict[str, HouseOption] = field(default_factory=dict)
+    """``[options.*]``: the house rules a GM may set per encounter, in the file's order."""
 
     def tables(self, kind: type[D]) -> D:
         """ruleset.toml (less ``ENGINE_KEYS``) as the ruleset's typed tables.
@@ -280,6 +283,10 @@ class Ruleset:
     def id(self) -> str:
         """Ruleset id."""
         return self.manifest.id
+
+    def house_rule(self, state: Encounter, key: str) -> str:
+        """The value of house rule ``key`` in force in ``state``: its override or the default."""
+        return value_in_force(self.manifest.options, state, key)
 
     # --- setting up ---------------------------------------------------------
 
@@ -730,7 +737,14 @@ def read_manifest(path: Path, builtin: bool = True) -> Manifest:
         raise InputError(f"{path}: grid.cell_size must be a number above 0")
     return Manifest(id=data["id"], name=str(data["name"]), version=str(data["version"]),
                     folder=path.parent, builtin=builtin, diagonal=diagonal, data=data,
-                    units=Units(unit, float(size)))
+                    units=Units(unit, float(size)), options=_options(path, data))
+
+
+def _options(path: Path, data: dict[str, Any]) -> dict[str, HouseOption]:
+    try:
+        return read_options(data)
+    except InputError as err:
+        raise InputError(f"{path.parent.name}/{err}") from None
 
 
 #: Ruleset packages already run in this process, by folder: running one twice would

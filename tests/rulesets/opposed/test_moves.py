@@ -4,11 +4,9 @@ Move Action > End OR Full Round Action > End")."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from tacmap.engine.model.commands import Act, Attack, Move, StartCombat
+from tacmap.engine.model.commands import Act, Attack, Move, SetHouseRule, StartCombat
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.state import MapSpec, Token, Wall
 from tacmap.engine.play.referee import Referee
@@ -98,9 +96,8 @@ def test_the_move_preview_says_whether_leaving_a_reach_draws_an_attack_of_opport
     assert ref.preview(Move("ana", ((1, 2),))).uses.endswith(
         "; the GM lets runners go: no attack of opportunity")
     # The other reading: only an abstaining character's move is a run.
-    data = {**rules.manifest.data, "opportunity": {**rules.manifest.data["opportunity"],
-                                                   "run": "abstaining"}}
-    ref = side_by_side(type(rules)(replace(rules.manifest, data=data)))
+    ref = side_by_side(rules)
+    ref.execute(SetHouseRule("opportunity_run", "abstaining"))
     assert ref.preview(Move("ana", ((1, 2),))).uses.endswith(
         "; not a run (Ana does not abstain): no attack of opportunity")
     ref.execute(Act("ana", "abstain", detail="I run for the boats."))

@@ -6,7 +6,7 @@ one End turn."""
 
 from __future__ import annotations
 
-from tacmap.engine.model.commands import Act, Attack, EndTurn, StartCombat
+from tacmap.engine.model.commands import Act, Attack, EndTurn, SetHouseRule, StartCombat
 from tacmap.engine.model.state import Token
 from tacmap.engine.rules.ruleset import Registry
 from tests.rulesets.speed_rank.helpers import next_round, referee, rules_of, run, to_phase
@@ -29,6 +29,8 @@ def turns(ref: object) -> tuple[str, str]:
 def test_a_side_that_spent_its_actions_is_passed_over_with_a_log_line(
         registry: Registry) -> None:
     ref = referee(registry, duel())
+    # House rule move_only_phase = "skip": a lone move action holds no phase.
+    ref.execute(SetHouseRule("move_only_phase", "skip"))
     out = run(ref, StartCombat(), [6, 3])  # Red first
     assert turns(ref) == ("0", "Red")
     assert out[-1] == "phases S, -3, -2, -1 pass; phase 0 (Fast): Red's turn"
@@ -61,6 +63,8 @@ def test_a_side_that_waits_ends_its_phase_with_one_key(registry: Registry) -> No
 
 def test_once_everyone_has_struck_the_round_ends_at_one_key(registry: Registry) -> None:
     ref = referee(registry, duel())
+    # House rule move_only_phase = "skip": a lone move action holds no phase.
+    ref.execute(SetHouseRule("move_only_phase", "skip"))
     run(ref, StartCombat(), [6, 3])
     run(ref, Attack("ana", "bo"), [1])
     run(ref, EndTurn())
