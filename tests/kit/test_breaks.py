@@ -58,6 +58,7 @@ def test_a_rules_hook_typo_is_named_with_the_hook_meant(
     assert "    rules.out_of_figth: did you mean out_of_fight?" in out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_an_option_enabled_with_no_legal_target_fails(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "views.py", '"" if near else "no enemy within reach"', '""')
@@ -67,6 +68,7 @@ def test_an_option_enabled_with_no_legal_target_fails(
                      r"\(the referee refuses every one\)", out), out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_an_option_never_offered_is_listed_and_strict_fails(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "views.py", '                         "" if near else "no enemy within reach")]',
@@ -81,6 +83,7 @@ def test_an_option_never_offered_is_listed_and_strict_fails(
     assert "contract: FAILED" in out and "    never offered: Retreat" in out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_an_exception_names_step_command_seed_and_the_ruleset_frames(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", '        roll = ctx.roll(token.id, 1, self.data.attack.die',
@@ -94,6 +97,7 @@ def test_an_exception_names_step_command_seed_and_the_ruleset_frames(
     assert "tacmap/engine" not in contract  # only the frames in the ruleset's folder
 
 
+@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_a_value_that_does_not_survive_save_and_load_is_named(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", "        ctx.emit(HpChanged(target.id, target.hp, hp, \"damage\"))",
@@ -106,6 +110,7 @@ def test_a_value_that_does_not_survive_save_and_load_is_named(
                      r"\['spear', 'shield'\] comes back as \('spear', 'shield'\)", out), out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_a_stat_the_stat_block_does_not_declare_is_one_sentence(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", 'self.stat(target, "ac")', 'self.stat(target, "armour")')
