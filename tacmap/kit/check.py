@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
+import inspect
 import sys
 import time
 from collections import Counter
@@ -31,6 +33,7 @@ from tacmap.engine.play.autoplay import contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
     API_VERSION,
+    VIEWS,
     Manifest,
     Registry,
     Ruleset,
@@ -88,6 +91,42 @@ def ast_problems(path: Path, door: bool = True) -> list[str]:
     return found
 
 
+def misnamed(folder: Path, ruleset: Ruleset) -> list[str]:
+    """A view in views.py or a method of the rules whose name is a near miss of one the
+    engine calls (``option`` for ``options``): the engine would never call it."""
+    found = []
+    views = folder / "views.py"
+    if views.is_file():
+        tree = ast.parse(views.read_text(encoding="utf-8"), str(views))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name not in VIEWS:
+                near = difflib.get_close_matches(node.name, VIEWS, n=1, cutoff=0.8)
+                found += [f"views.{node.name}: did you mean {near[0]}? (the engine never "
+                          f"calls {node.name})" for _ in near]
+    engine = next(c for c in type(ruleset).__mro__ if c.__module__.startswith("tacmap."))
+    hooks = [n for n in dir(engine) if not n.startswith("_")]
+    for cls in type(ruleset).__mro__:
+        if cls.__module__.startswith("tacmap.") or cls is object:
+            break
+        for name in vars(cls):
+            if not name.startswith("_") and name not in hooks:
+                # A typo of a hook takes its parameters: a near name that takes others
+                # is a method of the rules' own (six_phase's declare, not declared).
+                near = [h for h in difflib.get_close_matches(name, hooks, n=1, cutoff=0.85)
+                        if arity(getattr(engine, h)) == arity(vars(cls)[name])]
+                found += [f"rules.{name}: did you mean {near[0]}? (the engine never calls "
+                          f"{name})" for _ in near]
+    return found
+
+
+def arity(thing: object) -> int:
+    """How many parameters ``thing`` takes (-1: it is not a function)."""
+    try:
+        return len(inspect.signature(thing).parameters)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return -1
+
+
 def user_manifest(folder: Path) -> Manifest | None:
     """The manifest of ``folder`` when it is a user's ruleset folder (its code runs only when
     trusted); None for a built-in's own folder, or one whose ruleset.toml does not read
@@ -135,6 +174,7 @@ def check_shape(folder: Path, warn: Callable[[str], None]
         except SyntaxError as err:
             problems.append(f"{path.name} line {err.lineno}: {err.msg}")
     if loaded is not None:
+        problems += misnamed(folder, loaded[1])
         data = getattr(loaded[1], "data", None)
         if not isinstance(data, RulesetData):
             problems.append("the ruleset keeps no typed tables: set self.data = "

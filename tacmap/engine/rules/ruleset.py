@@ -246,6 +246,12 @@ class Resolution:
         self.events.clear()
 
 
+#: Every function the engine looks up in a ruleset's views.py (``Ruleset.own``): one of
+#: another name there is the ruleset's own helper, never called by the engine.
+VIEWS = frozenset({"actions_for", "declared", "dice_pools", "move_uses", "options",
+                   "status_lines", "timeline", "turn_order"})
+
+
 class Ruleset:
     """Base class of every ruleset; subclasses override what their rules need."""
 
@@ -274,6 +280,8 @@ class Ruleset:
         (rulesets/GUIDE.md, "Views and bench"). Looked up once per name.
         """
         key = (module, name)
+        # A name missing from VIEWS would escape the check's "did you mean" for a typo.
+        assert module != "views" or name in VIEWS, name
         if key not in self._own_found:
             found = _own_module(self.manifest, module)
             self._own_found[key] = getattr(found, name, None) if found is not None else None
