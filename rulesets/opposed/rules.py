@@ -237,8 +237,7 @@ class Opposed(TurnRuleset[Data]):
     # --- judging -------------------------------------------------------------------
 
     def resolve(self, ctx: Resolution, cmd: Command) -> None:
-        # Attacks, moves and actions check the turn shape first: the machinery takes the
-        # start, the end of a turn and the GM's order.
+        # Attacks, moves, actions check the turn first; the machinery takes start, end, order.
         if isinstance(cmd, Attack):
             self._attack(ctx, cmd.actor, cmd.target, cmd.weapon, None)
         elif isinstance(cmd, Move):

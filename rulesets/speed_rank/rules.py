@@ -89,7 +89,6 @@ class SpeedRank(Ruleset):
     def __init__(self, manifest: Manifest) -> None:
         super().__init__(manifest)
         self.data = d = manifest.tables(Data)
-        # The tables the tests and the panels name directly.
         self.races, self.weapons, self.spells = d.races, d.weapons, d.spells
         self.table, self.max_rerolls = d.combat_events.table, d.combat_events.max_rerolls
         self.dex_table = sorted(d.dexterity.speed_modifier)
