@@ -59,7 +59,7 @@ from tacmap.api import (
     removal,
 )
 
-from . import events_table, facts, multi_phase, recovery, views
+from . import events_table, facts, multi_phase, recovery, views, waiting
 from .data import MOUNT_TYPES, SAVE_NAMES, CheckLevel, Cost, Data, SaveKind, Weapon
 from .round import PHASE_F, PHASE_S, AttackMark, Plan, Round, passing
 from .speeds import Speeds, remember
@@ -295,8 +295,8 @@ class SpeedRank(Ruleset):
         Its first phase, its weapon's first strike and after (while the standard action is
         left), a spell to start, a sprint to run or a carried action to decide on hold a
         phase; a lone move action left holds each phase from its first on (house rule
-        ``move_only_phase = "skip"``: it holds none and rides along in the side's turns).
-        A spell landing is resolved as the turn passes and holds nothing by itself.
+        ``move_only_phase = "skip"``: it holds none and rides along in the side's turns);
+        one that can only wait holds none (``waiting.waits``). A landing spell holds nothing.
         """
         if not token.alive or self.helpless(token):
             return False
@@ -311,13 +311,8 @@ class SpeedRank(Ruleset):
         if casts:
             return True
         first, strike = self.speeds.phases(known, token, self.usable(token))
-        if std <= 0:
-            # House rule move_only_phase: the text lets a side act "until each side that can
-            # act in a phase has acted", so a move action to spare holds its phases too.
-            moves = self.data.actions.move - known.used.get(token.id, (0, 0))[1]
-            return moves > 0 and at >= first and \
-                self.house_rule(state, "move_only_phase") == "holds"
-        return at == first or at >= strike
+        moves = self.data.actions.move - known.used.get(token.id, (0, 0))[1]
+        return waiting.holds(self, state, token, at, (first, strike), std, moves)
 
     def strike_phase(self, rnd: Round, token: Token) -> int:
         """Index of the first phase the token's usable weapon may strike in this round."""

@@ -45,16 +45,17 @@ def test_every_builtin_ruleset_declares_its_options(registry: Registry) -> None:
     assert keys == {
         "opposed": {"surprise_criticals", "surprise_armour", "opportunity_run",
                     "death_past_line"},
-        "speed_rank": {"move_only_phase"}, "action_pool": {"movement"},
+        "speed_rank": {"move_only_phase", "idle_phase"}, "action_pool": {"movement"},
         "reflex": {"rolloff_die"}, "six_phase": {"self_hit_floor"},
     }
 
 
 def test_an_encounter_saved_before_house_rules_keeps_its_readings(registry: Registry) -> None:
     # speed_rank's default became the text's ("holds"); the old fight was played with
-    # "skip", and keeps it: its log replays to the state it saved.
+    # "skip", and keeps it: its log replays to the state it saved. idle_phase, added in
+    # version 1.1, keeps the 1.0 reading ("hold") likewise.
     loaded = storage.load(OLD_SPEED_RANK, registry)
-    assert loaded.state.house_rules == {"move_only_phase": "skip"}
+    assert loaded.state.house_rules == {"move_only_phase": "skip", "idle_phase": "hold"}
     storage.verify(loaded)
     rules = registry.get("speed_rank")
     assert rules.house_rule(loaded.state, "move_only_phase") == "skip"
@@ -74,3 +75,19 @@ def test_house_rules_are_saved_and_an_unknown_one_in_a_file_is_refused(
     with pytest.raises(InputError) as err:
         storage.load(path, registry)
     assert "encounter.house_rules: there is no house rule 'death'" in str(err.value)
+
+
+def test_an_option_added_later_keeps_the_old_reading_for_files_saved_before_it(
+        tmp_path: Path, registry: Registry) -> None:
+    # speed_rank 1.1 added idle_phase: a fight saved under 1.0, house rules and all,
+    # keeps playing as it was ("hold"); one saved under 1.1 plays the default ("pass").
+    rules = registry.get("speed_rank")
+    state = rules.new_encounter("t")
+    path = tmp_path / "t.tacmap"
+    storage.save(path, state, [])
+    assert storage.load(path, registry).state.house_rules == {}
+    text = path.read_text().replace('"version":"1.1"', '"version":"1.0"')
+    path.write_text(text.replace('"ruleset_version":"1.1"', '"ruleset_version":"1.0"'))
+    old = storage.load(path, registry).state
+    assert old.house_rules == {"idle_phase": "hold"}
+    assert rules.house_rule(old, "idle_phase") == "hold"

@@ -179,7 +179,8 @@ def test_a_version_1_file_reads_and_writes_back_byte_for_byte(registry: Registry
     # state, the same bytes), nothing else.
     added = (b',"kind":"wall","open":false', b',"fog":{"type":"fog","enabled":false,'
              b'"explored":[],"revealed":[],"hidden":[],"sight":null}',
-             b',"house_rules":{}', b',"house_rules":{"move_only_phase":"skip"}')
+             b',"house_rules":{}',
+             b',"house_rules":{"move_only_phase":"skip","idle_phase":"hold"}')
     for field in added:
         written = written.replace(field, b"")
     doc = msgspec.json.decode(raw)

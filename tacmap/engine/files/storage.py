@@ -626,6 +626,11 @@ def loads(raw: bytes | str, registry: Registry) -> Loaded:
         # readings it was played with stay in force, so its log replays the same, and
         # the GM sees them as house rules it may change.
         state.house_rules = {**kept_from_before(ruleset.manifest.options), **state.house_rules}
+    else:
+        # An option added by a later version of the ruleset: the file keeps the reading
+        # it was played with, as above.
+        state.house_rules = {**kept_from_before(ruleset.manifest.options,
+                                                state.ruleset_version), **state.house_rules}
     check_state(state)
     crowded = too_many_items(state)
     if crowded:

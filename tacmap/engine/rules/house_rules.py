@@ -35,6 +35,9 @@ class HouseOption(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     before: Word = ""
     """The value encounters saved before house rules existed were played with, where it is
     not the default (they keep it: their log replays the same). Empty: the default."""
+    since: str = ""
+    """The ruleset version that added the option: an encounter saved under an older
+    version keeps ``before`` too (its log replays the same). Empty: since house rules."""
     key: str = ""
     """The option's key (filled in from the table's name)."""
 
@@ -86,9 +89,20 @@ def differing(options: Mapping[str, HouseOption], state: Encounter) -> list[Hous
     return [o for k, o in options.items() if value_in_force(options, state, k) != o.default]
 
 
-def kept_from_before(options: Mapping[str, HouseOption]) -> dict[str, str]:
-    """The overrides that keep an encounter saved before house rules on its old readings."""
-    return {k: o.before for k, o in options.items() if o.before and o.before != o.default}
+def kept_from_before(options: Mapping[str, HouseOption], version: str | None = None
+                     ) -> dict[str, str]:
+    """The overrides that keep an encounter on its old readings: saved before house rules
+    (``version`` None), or under a ruleset ``version`` older than an option's ``since``."""
+    return {k: o.before for k, o in options.items()
+            if o.before and o.before != o.default
+            and (version is None or (o.since and _older(version, o.since)))}
+
+
+def _older(version: str, than: str) -> bool:
+    """Whether dotted ``version`` comes before ``than`` ("1.0" < "1.1" < "1.10")."""
+    def parts(v: str) -> tuple[int, ...]:
+        return tuple(int(p) if p.isdigit() else 0 for p in v.split("."))
+    return parts(version) < parts(than)
 
 
 def parse_setting(text: str) -> tuple[str, str]:

@@ -222,7 +222,7 @@ def test_knock_down_places_the_falling_figure_next_to_the_first(registry: Regist
     data["combat_events"]["touch_range"] = 2
     m = rules.manifest
     wide = type(rules)(Manifest(m.id, m.name, m.version, m.folder, m.builtin, m.diagonal,
-                                data))
+                                data, options=m.options))
     apart = fighters()
     # Bo's spear (reach 10 ft) keeps Ana engaged in melee from one cell off.
     apart[1] = replace(apart[1], x=7, y=5, stats={"weapon": "spear"})

@@ -13,9 +13,11 @@ from tests.rulesets.speed_rank.test_skipping import duel, turns
 
 
 def test_move_only_phase_holds_a_phase_for_the_move_left(registry: Registry) -> None:
-    # The text (the default): Ana, her standard action spent, still has a move to spare,
-    # so Red is not skipped in phase 1 and she steps away.
+    # The text: Ana, her standard action spent, still has a move to spare, so Red is not
+    # skipped in phase 1 and she steps away (with idle_phase "hold": under "pass", the
+    # default, a move to spare holds only its first phase).
     ref = referee(registry, duel())
+    ref.execute(SetHouseRule("idle_phase", "hold"))
     run(ref, StartCombat(), [6, 3])  # Red first
     run(ref, Attack("ana", "bo"), [1])
     run(ref, EndTurn())
