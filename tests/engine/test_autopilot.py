@@ -230,3 +230,27 @@ def test_forecast_takes_the_autopilot_as_its_policy(capsys: pytest.CaptureFixtur
     assert main(["forecast", path, "--fights", "5", "--jobs", "1", "--policy", "autopilot"]) == 0
     assert "autopilot: 5 fights" in capsys.readouterr()[0]
     assert main(["forecast", path, "--fights", "5", "--policy", "clever"]) == 2
+
+
+def test_in_a_side_s_turn_another_member_acts_before_the_side_ends_it(
+        registry: Registry) -> None:
+    # speed_rank: End turn ends the whole side's phase. Ana has struck and is at grips
+    # (nothing left worth doing); Cy, in the same phase, can still close in on Bo: the
+    # autopilot plays Cy rather than ending Red's turn for both.
+    from tacmap.engine.model.commands import Attack
+    from tacmap.engine.rules.dice import FixedDice
+    from tests.rulesets.speed_rank.helpers import referee as speed_rank_referee
+
+    tokens = [
+        Token("ana", "Ana", "Red", 5, 5, hp=20, max_hp=20, stats={"weapon": "longsword"}),
+        Token("cy", "Cy", "Red", 5, 9, hp=20, max_hp=20, stats={"weapon": "longsword"}),
+        Token("bo", "Bo", "Blue", 6, 5, hp=20, max_hp=20, stats={"weapon": "longsword"}),
+    ]
+    ref = speed_rank_referee(registry, tokens)
+    ref.execute(StartCombat(), FixedDice([6, 3]))  # Red first
+    ref.execute(Attack("ana", "bo"), FixedDice([1]))  # a miss spends Ana's standard action
+    rules = ref.ruleset
+    assert rules.whose_turn(ref.state) == "ana"
+    command = decide(ref.state, rules, "ana", seed=1)
+    assert not isinstance(command, EndTurn)
+    assert command.actor == "cy"  # type: ignore[attr-defined]

@@ -164,8 +164,32 @@ class Autopilot(Aggressive):
             choice = None
         if choice is not None and choice.target in self.unseen:
             choice = None  # a hinted option the table aimed at a token its side cannot see
+        if choice is None:
+            choice = self.teammate(table, me)
         _THINKING.append((time.thread_time() - start) * 1000)
         return choice
+
+    def teammate(self, table: Table, me: Token) -> Choice | None:
+        """In a turn the side takes together (several of its rows acting at once), what
+        another member does before End turn ends it for them all; None when none acts."""
+        state = table.state
+        order = self.ruleset.turn_order(state)
+        if order is None:
+            return None
+        for row in order.rows:
+            other = state.tokens.get(row.id)
+            if row.state != "acting" or other is None or other.id == me.id \
+                    or other.side != me.side:
+                continue
+            offered = variants(self.ruleset.actions_for(state, other.id))
+            for _ in range(TRIES):
+                choice = super().choose(table, other.id, offered)
+                if choice is None or table.legal(other.id, choice):
+                    break
+                choice = None
+            if choice is not None and choice.target not in self.unseen:
+                return replace(choice, by=other.id)
+        return None
 
     def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
         """The card's odds; for an attack that deals no damage, with the chance it takes

@@ -50,10 +50,14 @@ class Choice:
     """Waypoints of a move, for ``target == "cell"``."""
     area: Template | None = None
     """Where the template goes, for ``target == "area"``."""
+    by: str = ""
+    """Another token of the acting side that makes the choice, in a turn the side takes
+    together (speed_rank's phases); empty: the acting token."""
 
     def command(self, actor: str) -> Command:
         """The command the window sends for this choice: an option aimed at a cell is the
         drag on the map, a ``Move`` along ``path``, whatever its key."""
+        actor = self.by or actor
         if self.option.target == "cell":
             if not self.path:
                 raise ValueError("a move needs the path the token is dragged along")
