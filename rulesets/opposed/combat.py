@@ -138,7 +138,7 @@ def strike_odds(s: Strike, health: int) -> Odds:
     # Only the dice and numbers count: the same strike's odds are worked out once (a
     # forecast asks for them thousands of times; each costs a millisecond of icepool).
     key = (s.attack, s.attack_flat, s.defends, s.defence, s.defence_flat, s.shield,
-           s.can_crit, s.damage, s.crit_damage, s.damage_flat, s.armour, health)
+           s.can_crit, s.damage, s.crit_damage, s.damage_flat, s.armour, s.crit_roll, health)
     found = _ODDS.get(key)
     if found is None:
         if len(_ODDS) >= 4096:
@@ -152,17 +152,21 @@ _ODDS: dict[tuple[object, ...], Odds] = {}
 
 def _work_out(s: Strike, health: int) -> Odds:
     atk = _sum(s.attack, s.attack_flat)
-    if s.defends:
+    if s.defends or s.crit_roll:
         dfn = _sum(s.defence, s.defence_flat)
-        if s.shield[0]:
+        if s.shield[0] and s.defends:  # no shield die in a defence rolled for a critical
             dfn = dfn + _sum(s.shield)
         a_items = atk.items()
         win = crit = 0.0
         for d, pd in dfn.items():
-            beat = sum(p for a, p in a_items if a > d)
-            double = sum(p for a, p in a_items if a > d and a >= 2 * d) if s.can_crit else 0.0
+            # A surprise shot with criticals allowed: the hit stands, the defence rolled
+            # only to judge a critical.
+            beat = 1.0 if s.crit_roll else sum(p for a, p in a_items if a > d)
+            double = sum(p for a, p in a_items if (a > d or s.crit_roll) and a >= 2 * d) \
+                if s.can_crit else 0.0
             win += pd * beat
             crit += pd * double
+        win = 1.0 if s.crit_roll else win
     else:
         win, crit = 1.0, 0.0
     normal = win - crit

@@ -30,12 +30,14 @@ from collections.abc import Callable
 from tacmap.engine.model.state import Encounter, OutOfFight, marked_dead
 from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.rules.views import OrderRow, Timeline, TimelineItem, TurnOrder
+from tacmap.ui.house_rules import in_force_lines
 from tacmap.ui.images import ImageCache
 from tacmap.ui.map.scene import MapScene
 from tacmap.ui.map.token_item import CELL
 from tacmap.ui.map.view import MapView
-from tacmap.ui.panels.initiative import InitiativePanel
+from tacmap.ui.panels.initiative import PLAYER_ROW_PT, InitiativePanel
 from tacmap.ui.panels.timeline import TimelinePanel
+from tacmap.ui.plain import label
 from tacmap.ui.qt import (
     QAction,
     QApplication,
@@ -51,6 +53,7 @@ from tacmap.ui.qt import (
     QSize,
     Qt,
     QTimer,
+    QVBoxLayout,
     QWidget,
 )
 from tacmap.ui.session import Session, place_of, remember_place
@@ -154,9 +157,22 @@ class PlayerView(QMainWindow):
         self.setCentralWidget(self.view)
         self.order = InitiativePanel(lambda cmd: False, player=True)
         self.timeline = TimelinePanel(player=True)
+        #: The house rules in force that differ from the ruleset's defaults (issue 37):
+        #: the table plays by them, so the players see them under the turn order.
+        self.house_rules = label()
+        self.house_rules.setWordWrap(True)
+        self.house_rules.setObjectName("player-house-rules")
+        font = self.house_rules.font()
+        font.setPointSizeF(PLAYER_ROW_PT * 0.8)
+        self.house_rules.setFont(font)
+        beside = QWidget()
+        column = QVBoxLayout(beside)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.order, 1)
+        column.addWidget(self.house_rules)
         right = Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        for title, widget, area in (("Turn order", self.order, right),
+        for title, widget, area in (("Turn order", beside, right),
                                     ("Timeline", self.timeline, bottom)):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"player-{title}")
@@ -213,6 +229,9 @@ class PlayerView(QMainWindow):
             state, ruleset.secret_conditions(), self.scene.unseen), self._title)
         self._title = order.title if order is not None else "Before combat"
         self.order.show_order(state, order, [], hidden)
+        rules = in_force_lines(ruleset.manifest.options, state)
+        self.house_rules.setText("House rules: " + "; ".join(rules) if rules else "")
+        self.house_rules.setVisible(bool(rules))
         self.timeline.show_timeline(state, timeline, hidden)
         # Its room is kept from the start, as in the GM's window: the window is sized for
         # 40 px tokens with the timeline in it, and combat starting shrinks nothing.

@@ -84,3 +84,43 @@ def test_during_a_fight_the_window_asks_once(opposed: MainWindow, answer: bool,
     apply_changes(opposed, dialog.changes())
     assert len(opposed.asked) == 1  # type: ignore[attr-defined]
     assert opposed.session.referee.state.house_rules == rules
+
+
+def test_the_player_view_lists_the_house_rules_in_force(opposed: MainWindow,
+                                                         qtbot: object) -> None:
+    # The table plays by them: the players see each rule that differs from the default,
+    # and nothing once it is undone.
+    from tacmap.ui.player import PlayerView
+
+    players = PlayerView(opposed.session)
+    qtbot.addWidget(players)  # type: ignore[attr-defined]
+    assert players.house_rules.isHidden()
+    dialog = dialog_of(opposed)
+    dialog.pick("surprise_criticals", "allowed")
+    assert apply_changes(opposed, dialog.changes())
+    players.sync(opposed.session)
+    assert players.house_rules.text() == "House rules: Surprise criticals: allowed"
+    assert players.house_rules.textFormat() == Qt.TextFormat.PlainText
+    assert not players.house_rules.isHidden()
+    opposed.combat.undo()
+    players.sync(opposed.session)
+    assert players.house_rules.isHidden()
+
+
+def test_the_forecast_what_if_plays_the_fight_under_a_house_rule(opposed: MainWindow,
+                                                                 qtbot: object) -> None:
+    # The same fight under the other reading, side by side; the encounter keeps its own.
+    from tests.ui.test_forecast_dock import open_forecast, wait_done
+
+    panel = open_forecast(qtbot, opposed)
+    labels = [panel.rule_box.itemText(i) for i in range(panel.rule_box.count())]
+    assert "Death past line: dead" in labels
+    assert "Surprise criticals: allowed" in labels
+    panel.rule_box.setCurrentIndex(labels.index("Death past line: dead"))
+    panel.under_rule()
+    wait_done(qtbot, panel)
+    assert panel.results["what if"].fights == panel.results["now"].fights
+    assert panel.what_if is not None
+    assert panel.what_if.house_rules == {"death_past_line": "dead"}
+    assert "what if: house rule death past line dead" in panel.title.text()
+    assert opposed.session.referee.state.house_rules == {}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.rules.house_rules import value_in_force
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.plain import label
 from tacmap.ui.qt import (
@@ -182,10 +183,15 @@ class ForecastPanel(QWidget):
         self.add_box = QComboBox()
         self.add_button = QPushButton("With")
         self.add_button.clicked.connect(self.add_one)
+        # A house rule's other reading (issue 37): the same fight under it, side by side.
+        self.rule_box = QComboBox()
+        self.rule_button = QPushButton("Under")
+        self.rule_button.clicked.connect(self.under_rule)
         self.clear_button = QPushButton("Clear what-if")
         self.clear_button.clicked.connect(self.clear_what_if)
         for row_widgets in ((label("What if:"), self.remove_box, self.remove_button),
-                            (self.add_box, self.add_button, self.clear_button)):
+                            (self.add_box, self.add_button),
+                            (self.rule_box, self.rule_button, self.clear_button)):
             what = QHBoxLayout()
             for w in row_widgets:
                 what.addWidget(w, 1 if isinstance(w, QComboBox) else 0)
@@ -207,6 +213,17 @@ class ForecastPanel(QWidget):
         self.add_box.setEnabled(bool(roster))
         self.add_button.setEnabled(bool(roster))
         self.remove_button.setEnabled(bool(state.tokens))
+        self.rule_box.clear()
+        for key, option in ruleset.manifest.options.items():
+            now = value_in_force(ruleset.manifest.options, state, key)
+            title = key.replace("_", " ").capitalize()
+            for value in option.values:
+                if value != now:
+                    self.rule_box.addItem(f"{title}: {value}", (key, value))
+        if not self.rule_box.count():
+            self.rule_box.addItem("(no house rules)")
+        self.rule_box.setEnabled(bool(ruleset.manifest.options))
+        self.rule_button.setEnabled(bool(ruleset.manifest.options))
         sides = {t.side for t in state.tokens.values() if not ruleset.out_of_fight(t)}
         if len(sides) < 2:  # no fight to play out: say so rather than chart 200 empty ones
             self.cancel()
@@ -292,6 +309,19 @@ class ForecastPanel(QWidget):
         token = _placed(self.what_if, self.roster[index])
         self.what_if.tokens[token.id] = token
         self.what_if_text = _joined(self.what_if_text, f"with {token.name}")
+        self.start("what if", self.what_if)
+
+    def under_rule(self) -> None:
+        """What if the house rule picked read the other way (the same fight, same dice)."""
+        picked = self.rule_box.currentData()
+        base = self.what_if if self.what_if is not None else self.state
+        if base is None or not isinstance(picked, tuple):
+            return
+        key, value = picked
+        self.what_if = base.copy()
+        self.what_if.house_rules = {**self.what_if.house_rules, key: value}
+        self.what_if_text = _joined(self.what_if_text,
+                                    f"house rule {key.replace('_', ' ')} {value}")
         self.start("what if", self.what_if)
 
     def rebuild_what_if(self) -> None:

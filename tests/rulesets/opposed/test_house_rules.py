@@ -65,6 +65,23 @@ def test_surprise_criticals_allowed_doubles_the_defence_rolled_for_it(rules: Rul
     assert ref.state.tokens["brak"].hp == 13
 
 
+def test_the_odds_card_gives_a_surprise_shot_its_chance_of_a_critical(rules: Ruleset) -> None:
+    # The card follows the rule: no critical by the text; allowed, the chance that the
+    # arrow's 2d8 + 4 reaches double the defence's 2d6 + 1 (no shield die: it is rolled
+    # for the critical only), every face counted here. The hit stands either way.
+    import itertools
+
+    double = sum(a1 + a2 + 4 >= 2 * (d1 + d2 + 1) for a1, a2, d1, d2 in
+                 itertools.product(range(1, 9), range(1, 9), range(1, 7), range(1, 7)))
+    for rule, chance in (("", 0.0), ("allowed", double / (8 * 8 * 6 * 6))):
+        ref = surprise_shot(rules, rule)
+        odds = ref.preview(Attack("lio", "brak")).odds
+        assert odds is not None
+        assert odds.success == 1.0
+        crit = dict(odds.chances)["Chance of a critical (at least double)"]
+        assert crit == pytest.approx(chance)
+
+
 def test_surprise_armour_ignored_goes_past_armour(rules: Ruleset) -> None:
     # "... the target may still utilize armor ..., unless declared otherwise".
     ref = surprise_shot(rules, "")
