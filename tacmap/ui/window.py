@@ -19,7 +19,7 @@ from tacmap.engine.play.referee import Change, Entry
 from tacmap.engine.rules.options import acting_token
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.rules.views import TurnOrder
-from tacmap.ui import settings
+from tacmap.ui import column, settings
 from tacmap.ui.ask import (
     Ask,
     AskDice,
@@ -73,8 +73,6 @@ from tacmap.ui.session import Session, place_of, remember_place
 from tacmap.ui.token_form import TokenForm
 from tacmap.ui.token_menu import TokenGm
 
-#: Pixels the Last result dock starts with: about ten lines.
-RESULT_HEIGHT = 200
 #: Name under which the main window's place is remembered between runs.
 PLACE = "main"
 #: The status bar's resting line once combat has started.
@@ -134,7 +132,7 @@ class MainWindow(WindowMenus):
         # The last result stays in view below the turn, whichever tab is raised.
         self.result_dock = self._dock("Last result", self.log_panel.result, right)
         self.splitDockWidget(self.order_dock, self.result_dock, Qt.Orientation.Vertical)
-        self.order_panel.keep_below = lambda: [(self.result_dock, RESULT_HEIGHT)]
+        column.wire(self)
         self.tabifyDockWidget(self.pool_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.roster_dock)
         self.dice_panel = DicePanel(self.run, lambda: next(reversed(self.session.referee.log),
@@ -428,7 +426,7 @@ class MainWindow(WindowMenus):
             self._shown = True
             # The last result gets room for a Fireball's saves; the tabs below take the rest.
             QTimer.singleShot(0, lambda: self.resizeDocks(
-                [self.result_dock], [RESULT_HEIGHT], Qt.Orientation.Vertical))
+                [self.result_dock], [column.RESULT_HEIGHT], Qt.Orientation.Vertical))
             QTimer.singleShot(0, self.view.fit)
             QTimer.singleShot(0, self._tell_settings_problem)
 

@@ -400,3 +400,34 @@ def test_the_card_keeps_clear_of_a_third_token_where_it_can() -> None:
              if not QRect(x, y, 40, 40).intersects(tokens)]
     spot = beside(tokens, (300, 200), screen, crowd)
     assert not QRect(spot.x(), spot.y(), 300, 200).intersects(tokens)
+
+
+@pytest.mark.parametrize(("size", "whole"), [((1920, 1080), True), ((1280, 800), False)])
+def test_an_opposed_critical_shows_whole_in_the_last_result(
+        qtbot: object, registry: Registry, tmp_path: Path, size: tuple[int, int],
+        whole: bool) -> None:
+    # Issue 36 item 7: the last result grows to show a whole result (a surprise shot's
+    # critical, its defence rolled for the critical only: seven lines), taking its room
+    # from the tabs below, not from the turn order and its actions. At 1280×800 the turn
+    # order and the tabs' six log lines leave it its first lines; the rest scrolls.
+    from tacmap.engine.model.commands import SetHouseRule
+
+    path = tmp_path / "opposed_demo.tacmap"
+    shutil.copy(RESOURCES / "opposed_demo.tacmap", path)
+    win = shown(qtbot, MainWindow(registry, Session.open(registry, path),
+                                  ask=lambda q: True, tell=lambda text: None), size)
+    order_before = win.order_dock.height()
+    win.run(SetHouseRule("surprise_criticals", "allowed"))
+    win.run(StartCombat())
+    win.run(Attack("lio", "vosk"))
+    strip = win.log_panel.result
+    qtbot.waitUntil(lambda: "Last result: Lio" in strip.label.text(),  # type: ignore[attr-defined]
+                    timeout=20000)
+    QApplication.processEvents()
+    assert strip.text().count("\n") + 1 >= 5
+    if whole:
+        qtbot.waitUntil(lambda: strip.verticalScrollBar().maximum() == 0,  # type: ignore[attr-defined]
+                        timeout=20000)
+    else:  # usable: its first lines in view, the rest a scroll (or a hover) away
+        assert strip.height() >= 3 * strip.fontMetrics().lineSpacing()
+    assert win.order_dock.height() >= order_before - 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tacmap.engine.model.commands import Act, Attack
 from tacmap.engine.model.events import (
@@ -96,7 +96,10 @@ class ResultStrip(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Tall enough for an attack at a glance, never so tall that the log has no room.
         self.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 12)
-        self.setMaximumHeight(self.fontMetrics().lineSpacing() * 9 + 12)
+        self.setMaximumHeight(self.fontMetrics().lineSpacing() * 16 + 12)
+        #: Asked with the height the strip would like after a new result (the window's
+        #: column grows its dock, taking room from the tabs below; issue 36 item 7).
+        self.wants_room: Callable[[int], None] = lambda height: None
         self.clear()
 
     def sizeHint(self) -> QSize:
@@ -142,6 +145,8 @@ class ResultStrip(QScrollArea):
         self.setToolTip(f"<p style='white-space:pre'>{text}</p>")
         self.verticalScrollBar().setValue(0)
         self.updateGeometry()
+        if self.isVisible():
+            self.wants_room(self.sizeHint().height())
 
     def show_last(self, state: Encounter, log: Sequence[Entry]) -> None:
         """Show the newest result in ``log`` (an encounter opened, an entry undone)."""
