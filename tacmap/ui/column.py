@@ -31,9 +31,16 @@ class Column(Protocol):
 
 def wire(window: Column) -> None:
     """Hold the last result's height as the turn order grows, and grow it for a result."""
-    result = window.result_dock
-    window.order_panel.keep_below = lambda: [(result, max(RESULT_HEIGHT, result.height()))]
+    window.order_panel.keep_below = lambda: [(window.result_dock, kept(window))]
     window.log_panel.result.wants_room = lambda height: grow_result(window, height)
+
+
+def kept(window: Column) -> int:
+    """The last result's height as the turn order grows: its opening height, or what the
+    result shown needs if that is more (and it has it now)."""
+    dock, strip = window.result_dock, window.log_panel.result
+    needed = dock.height() - strip.height() + strip.sizeHint().height()
+    return max(RESULT_HEIGHT, min(dock.height(), needed))
 
 
 def grow_result(window: Column, strip_height: int) -> None:

@@ -8,6 +8,8 @@ into one sheet first (``tacmap.ui.dice_sheet``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tacmap.engine.model.commands import Attack, Command
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.events import HpChanged
@@ -72,6 +74,9 @@ class Combat:
         self.armed: tuple[str, ActionOption] | None = None
         #: The reason a hovered menu item showed in the status bar, if any.
         self._explained = ""
+        #: More entries for the GM's token menu (the autopilot's toggle): each is called
+        #: with the menu and the token.
+        self.menu_extras: list[Callable[[QMenu, str], None]] = []
         # Made now: until the window has a status bar, Qt drops the status tips that
         # say why an action button is greyed.
         host.statusBar()
@@ -300,6 +305,8 @@ class Combat:
         menu.explain.connect(self._explain)
         name = state.tokens[token_id].name
         menu.addAction(f"Select {name}").triggered.connect(lambda: self.host.select(token_id))
+        for extra in self.menu_extras:
+            extra(menu, token_id)
         actor = self.host.actor
         if actor and actor != token_id and actor in state.tokens:
             menu.addSeparator()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from tacmap.engine.model.commands import Command, EndTurn, SetDiagonal, SetDoor, SetFog, StartCombat
 from tacmap.engine.model.state import DIAGONAL_RULES, Encounter
 from tacmap.ui import house_rules
+from tacmap.ui.autopilot import Pilot
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
@@ -103,6 +104,7 @@ class WindowMenus(QMainWindow):
     pointing: Pointing
     dice_dock: QDockWidget
     forecast: ForecastDock
+    pilot: Pilot
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 keys: QKeySequence.StandardKey | str | None = None,
@@ -158,6 +160,8 @@ class WindowMenus(QMainWindow):
         self.hp_key_actions = self.token_gm.add_keys(game)
         game.addSeparator()
         self._action(game, "&Forecast", lambda: self.forecast.open())
+        autopilot = game.addMenu("&Autopilot")
+        autopilot.aboutToShow.connect(lambda: self.pilot.fill_menu(autopilot))
         self._build_menu(bar.addMenu("&Build"))
         self._tools_bar()
         view = bar.addMenu("&View")

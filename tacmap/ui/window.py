@@ -33,6 +33,7 @@ from tacmap.ui.ask import (
     Tell,
     save_first_dialog,
 )
+from tacmap.ui.autopilot import Pilot
 from tacmap.ui.build import Builder
 from tacmap.ui.combat import Combat
 from tacmap.ui.files import Files
@@ -150,6 +151,7 @@ class MainWindow(WindowMenus):
         self.setStatusBar(bar)
         self.hint: MapHint | None = None
         self.forecast = ForecastDock(self, self)  # Combat ▸ Forecast, GM only
+        self.pilot = Pilot(self)  # Combat ▸ Autopilot
         self.build_menus()
         self.bind(session)
         self.resize(1280, 800)
@@ -260,6 +262,7 @@ class MainWindow(WindowMenus):
         self.players.sync(self.session)
         self.setWindowTitle(self.session.title)
         self.tick(state, bool(self.session.referee.log), bool(self.session.referee.redo_stack))
+        self.pilot.tick()
 
     def show_turn(self, order: TurnOrder | None) -> str | None:
         """The turn order and the actions of whoever acts now; returns that token."""
@@ -275,10 +278,8 @@ class MainWindow(WindowMenus):
         return active
 
     def _turn_began(self, order: TurnOrder | None, active: str | None) -> None:
-        """When a new turn begins, select whoever acts and say whose turn it is.
-
-        The last turn's messages ("click the target", a refusal) no longer apply.
-        """
+        """A new turn: select whoever acts and say whose turn it is (the last turn's
+        messages, "click the target" or a refusal, no longer apply)."""
         acting = tuple(r.id for r in order.rows if r.state == "acting") if order else None
         # A new phase or round with the same token to act is a new turn to announce too.
         turn = (order.title, acting) if order is not None else None
@@ -445,4 +446,5 @@ class MainWindow(WindowMenus):
         self.files.close()
         self.players.close()
         self.forecast.close()
+        self.pilot.close()
         event.accept()

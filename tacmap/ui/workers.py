@@ -232,3 +232,23 @@ def forecast_task(state: Encounter, ruleset: Ruleset, fights: int, seed: int, *,
     return forecast(state, ruleset, fights, seed, cancelled=stopped,
                     progress=lambda result: told(result, first=result.fights == 1,
                                                  final=result.fights == fights))
+
+
+def decide_task(state: Encounter, ruleset: Ruleset, actor: str, seed: int,
+                seen: dict[str, set[str]], *, told: Told, stopped: Callable[[], bool]
+                ) -> Any:
+    """The autopilot's next command for ``actor``, with what its side has seen since."""
+    from tacmap.engine.play.autopilot import Known, decide
+
+    known = Known({side: set(ids) for side, ids in seen.items()})
+    return decide(state, ruleset, actor, seed, known), known.seen
+
+
+def suggest_task(state: Encounter, ruleset: Ruleset, actor: str, seed: int,
+                 seen: dict[str, set[str]], *, told: Told, stopped: Callable[[], bool]
+                 ) -> Any:
+    """The autopilot's three best plans for ``actor``, each priced by fights played on."""
+    from tacmap.engine.play.autopilot import Known, suggest
+
+    return suggest(state, ruleset, actor, seed, known=Known(
+        {side: set(ids) for side, ids in seen.items()}))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection
 from tacmap.engine.model.commands import Command, EndTurn, Reorder, StartCombat
 from tacmap.engine.model.state import Encounter
 from tacmap.engine.rules.options import command_for, stable_order
-from tacmap.engine.rules.views import ActionOption, TurnOrder
+from tacmap.engine.rules.views import ActionOption, OrderRow, TurnOrder
 from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
@@ -23,7 +23,9 @@ from tacmap.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QPixmap,
+    QPoint,
     QPushButton,
     QResizeEvent,
     QScrollArea,
@@ -243,6 +245,15 @@ class InitiativePanel(QWidget):
             # Wide enough for "Attack Gruk the orc chief (bow) …" and the dock's title.
             self.setMinimumWidth(ACTIONS_WIDTH)
         self.active: str | None = None
+        #: The autopilot's hooks: a row's right-click menu, the mark after a row that plays
+        #: itself, and Suggest (None: not offered, the player view).
+        self.row_menu: Callable[[OrderRow], QMenu | None] | None = None
+        self.row_mark: Callable[[OrderRow], str] | None = None
+        self.on_suggest: Callable[[], object] | None = None
+        self._shown_rows: dict[str, OrderRow] = {}
+        if not player:
+            self.rows.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            self.rows.customContextMenuRequested.connect(self._row_menu)
         #: How many rows there were when the panel last asked its dock for room.
         self._rows_asked_for = 0
         #: Docks under this one that keep their height when it grows (the last result: the
@@ -257,6 +268,7 @@ class InitiativePanel(QWidget):
         """Redraw from the ruleset's turn order and the actions of ``actor``, who acts now."""
         colours = side_colours(state)
         self.rows.clear()
+        self._shown_rows.clear()
         self.active = None
         self.title.setText(order.title if order else "Before combat")
         for row in order.rows if order else ():
@@ -264,6 +276,9 @@ class InitiativePanel(QWidget):
                 continue
             mark = STATE_MARK.get(row.state, row.state)
             text = f"{row.name}    {row.key}    {mark}"
+            more = self.row_mark(row) if self.row_mark is not None else ""
+            text = f"{text}    {more}" if more else text
+            self._shown_rows[row.id] = row
             item = QListWidgetItem(text)
             if row.detail and not self.player:
                 item.setData(HEAD, text)
@@ -372,6 +387,15 @@ class InitiativePanel(QWidget):
         wanted = max(160, wanted + 2 * rows.frameWidth() + scroll + 8)
         rows.setMinimumWidth(wanted if self.player else min(ROWS_MAX_WIDTH, wanted))
 
+    def _row_menu(self, at: QPoint) -> None:
+        """Right-click on a row: the autopilot's toggle for its token or side."""
+        item = self.rows.itemAt(at)
+        row = self._shown_rows.get(item.data(Qt.ItemDataRole.UserRole)) if item else None
+        menu = self.row_menu(row) if row is not None and self.row_menu is not None else None
+        if menu is not None:
+            self._menu = menu  # kept referenced while it is open
+            menu.popup(self.rows.viewport().mapToGlobal(at))
+
     def _show_actions(self, actions: list[ActionOption]) -> None:
         while self.actions_layout.count():
             child = self.actions_layout.takeAt(0)
@@ -397,6 +421,16 @@ class InitiativePanel(QWidget):
             button.setStatusTip(option.reason)  # shown in the status bar, greyed or not
             button.clicked.connect(lambda _=False, o=option: self.take(o))
             self.actions_layout.addWidget(button)
+        if self.on_suggest is not None and shown:
+            # Suggest (issue 35), under the actions, in their scroll: it takes no row
+            # from the turn order.
+            suggest = QPushButton("Suggest (S)")
+            suggest.setObjectName("suggest")
+            suggest.setToolTip("The autopilot's three best plans for this token, drawn on "
+                               "the map; click one to arm it")
+            suggest.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            suggest.clicked.connect(lambda _=False, ask=self.on_suggest: ask())
+            self.actions_layout.addWidget(suggest)
         first = self.actions_layout.itemAt(0)
         widget = first.widget() if first is not None else None
         if widget is not None:  # the button's own hint: a layout item is empty until shown

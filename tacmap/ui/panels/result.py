@@ -73,6 +73,10 @@ def result_lines(state: Encounter, entry: Entry, said: str | None = None
     return heading, lines
 
 
+#: Lines the last result shows at most as a rule, and for a long result.
+USUAL_LINES, MOST_LINES = 9, 16
+
+
 class ResultStrip(QScrollArea):
     """The last result: a heading and its lines; scrolls when a big spell has many."""
 
@@ -96,7 +100,7 @@ class ResultStrip(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Tall enough for an attack at a glance, never so tall that the log has no room.
         self.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 12)
-        self.setMaximumHeight(self.fontMetrics().lineSpacing() * 16 + 12)
+        self.setMaximumHeight(self.fontMetrics().lineSpacing() * USUAL_LINES + 12)
         #: Asked with the height the strip would like after a new result (the window's
         #: column grows its dock, taking room from the tabs below; issue 36 item 7).
         self.wants_room: Callable[[int], None] = lambda height: None
@@ -144,6 +148,12 @@ class ResultStrip(QScrollArea):
         # A squeezed dock scrolls the strip; hovering shows every line at once.
         self.setToolTip(f"<p style='white-space:pre'>{text}</p>")
         self.verticalScrollBar().setValue(0)
+        # Room for a long result (an opposed critical, a Fireball's saves), up to
+        # MOST_LINES; back to the usual once a short one comes, so the turn order keeps
+        # the rest of the column.
+        line = self.fontMetrics().lineSpacing()
+        tall = self.label.heightForWidth(self.viewport().width()) + 2 * self.frameWidth()
+        self.setMaximumHeight(max(line * USUAL_LINES + 12, min(tall, line * MOST_LINES + 12)))
         self.updateGeometry()
         if self.isVisible():
             self.wants_room(self.sizeHint().height())
