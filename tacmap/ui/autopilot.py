@@ -302,9 +302,10 @@ class Pilot:
             wait = PATH_SECONDS if drawn else STEP_SECONDS
             self._say(f"Autopilot: {name} moves (Space pauses, Esc takes over)")
         elif not isinstance(command, EndTurn):
-            self.card = odds_card_for(self.window, command)
-            if self.card is not None:
+            card = self.card = odds_card_for(self.window, command, activate=False)
+            if card is not None:
                 wait = CARD_SECONDS
+                card.finished.connect(lambda _result, c=card: self._card_closed(c))
             self._say(f"Autopilot: {sentence(referee.state, command)} "
                       "(Space pauses, Esc takes over)")
         else:
@@ -321,6 +322,12 @@ class Pilot:
         if not self.window.run(command):
             self.paused = True  # refused: the status bar says why; the GM looks first
             self._keys()
+
+    def _card_closed(self, card: OddsCard) -> None:
+        """The GM closed the card on show (Cancel): the GM takes this turn over."""
+        if self.card is card:
+            self.card = None
+            self.take_over()
 
     def _clear_shown(self) -> None:
         self.window.scene.overlay.show_drag(None)
@@ -422,9 +429,11 @@ def draw_path(window: PilotHost, command: Move) -> bool:
     return True
 
 
-def odds_card_for(window: PilotHost, command: Command) -> OddsCard | None:
+def odds_card_for(window: PilotHost, command: Command, activate: bool = True
+                  ) -> OddsCard | None:
     """The odds card of ``command`` beside its tokens, as the GM's aim shows it (None: the
-    command has no odds or no target)."""
+    command has no odds or no target); ``activate`` False leaves the keys with the window
+    (Space, Esc) while the autopilot shows it."""
     referee = window.session.referee
     state = referee.state
     target = getattr(command, "target", "")
@@ -439,6 +448,10 @@ def odds_card_for(window: PilotHost, command: Command) -> OddsCard | None:
     card.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     card.setModal(False)
     card.confirm_button.setEnabled(False)  # the autopilot rolls, not a click
+    if not activate:
+        card.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        for button in card.findChildren(QPushButton):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     area = window.combat.tokens_on_screen(actor, target)
     if area is not None:
         others = (t for t in state.tokens if t not in (actor, target))

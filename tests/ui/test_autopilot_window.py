@@ -189,3 +189,31 @@ def test_with_the_foes_on_autopilot_a_round_takes_only_the_players_actions(
                and referee.state.tokens[e.command.actor].side != party]  # type: ignore[attr-defined]
     assert by_foes, "the foes played their own turns"
     win.pilot.close()
+
+
+def test_cancel_on_the_card_shown_before_a_roll_takes_the_turn_over(
+        qtbot: object, action_pool: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The card stays up long enough for the GM to say no: nothing is rolled, and the
+    # turn is the GM's. Meanwhile the keys stay with the window (the card does not take
+    # them: Space must still pause).
+    monkeypatch.setattr(autopilot, "CARD_SECONDS", 30.0)
+    win = action_pool
+    referee = win.session.referee
+    win.run(StartCombat())
+    for side in foes(win):
+        win.pilot.set_side(side, True)
+    for _ in range(20):  # the players pass until a foe's attack is on show
+        qtbot.waitUntil(lambda: win.pilot.card is not None or players_turn(win),  # type: ignore[attr-defined]
+                        timeout=WAIT)
+        if win.pilot.card is not None:
+            break
+        win.run(EndTurn())
+    card = win.pilot.card
+    assert card is not None
+    assert card.testAttribute(autopilot.Qt.WidgetAttribute.WA_ShowWithoutActivating)
+    assert not card.confirm_button.isEnabled()
+    logged = len(referee.log)
+    card.reject()
+    assert win.pilot.taken is not None
+    qtbot.wait(300)  # type: ignore[attr-defined]
+    assert len(referee.log) == logged

@@ -33,7 +33,7 @@ from functools import partial
 import msgspec
 import shapely
 
-from tacmap.engine.model.commands import Command, EndTurn, Move, describe
+from tacmap.engine.model.commands import Command, EndTurn, Move
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.state import Cell, Encounter, Token, party_side
 from tacmap.engine.play.autoplay import Choice, Driver, Policy, Table
@@ -50,6 +50,7 @@ from tacmap.engine.play.forecast import (
     wilson,
 )
 from tacmap.engine.play.hints import Hints
+from tacmap.engine.play.narrate import sentence
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.engine.rules.views import ActionOption, Odds
@@ -392,7 +393,7 @@ def suggest(state: Encounter, ruleset: Ruleset, actor: str, seed: int, k: int = 
     out = []
     for plan in plans:
         win = _win(referee.state, ruleset, plan, side, seed, fights, cache)
-        words = "; then ".join(describe(c) for c in plan)
+        words = ", then ".join(sentence(referee.state, c) for c in plan)
         out.append(Suggestion(plan, f"{words}: the side's chance to win {100 * now:.0f}% "
                                     f"→ {100 * win:.0f}%", win - now, win))
     out.sort(key=lambda s: -s.effect)  # stable: the autopilot's order among equals
