@@ -149,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--seed", type=int, default=None, metavar="N",
                       help="roll from this seed (the same seed gives the same faces)")
 
-    bench = sub.add_parser("bench", help="run the performance benchmarks")
+    bench = sub.add_parser("bench", help="run the performance benchmarks (exit 1 when a "
+                           "figure is over its budget)")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     bench.add_argument("--forecast", action="store_true",

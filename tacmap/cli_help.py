@@ -91,7 +91,8 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
               "budget. --forecast times the forecast instead: fights per second of each "
               "demo, in one process and with two worker processes; --autopilot plays the "
               "autopilot against the greedy policy in mirror matches and times its "
-              "decisions.",
+              "decisions. Exit status: 0 when every figure is within its budget, 1 when "
+              "one is over (a script can rely on it).",
               ["tacmap bench --quick", "tacmap bench --forecast",
                "tacmap bench --autopilot --quick"]),
     "forecast": ("Play the fight out many times from the state in FILE, under its own rules "

@@ -170,7 +170,7 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
             print(f"forecast {r['demo']:24s} {r['per_core']:6.1f} fights/s a core (CPU time); "
                   f"by the clock {r['jobs1']:6.1f} in one process, {r['jobs2']:6.1f} with 2 "
                   f"jobs  budget ≥ {BENCH_BUDGET:g}/s a core  {mark}")
-    return 0
+    return bench_code(rows)
 
 
 def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
@@ -202,7 +202,7 @@ def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = Fal
                      and worst <= THINKING_MAX})
     if as_json:
         print(json.dumps(rows, indent=2))
-        return 0
+        return bench_code(rows)
     for r in rows:
         mark = "ok" if r["ok"] else "UNDER BUDGET"
         print(f"autopilot {r['demo']:24s} {r['fights']:5d} fights: autopilot "
@@ -213,4 +213,9 @@ def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = Fal
               f"{r['think_p95_ms']:.2f} ms, max {r['think_max_ms']:.2f} ms over "
               f"{r['decisions']} decisions, budget p95 ≤ {THINKING_P95:g} ms, max ≤ "
               f"{THINKING_MAX:g} ms  {mark}")
-    return 0
+    return bench_code(rows)
+
+
+def bench_code(rows: list[dict[str, Any]]) -> int:
+    """``tacmap bench``'s exit code: 1 when a figure misses its budget, else 0."""
+    return 0 if all(r["ok"] for r in rows) else 1

@@ -258,8 +258,10 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
 
 def test_bench_quick_reports_every_engine_figure(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "bench", "--json", "--quick")
-    assert code == 0
-    names = [f["name"] for f in json.loads(out)]
+    figures = json.loads(out)
+    # Exit 1 exactly when a figure is over its budget (a loaded machine may be).
+    assert code == (0 if all(f["ok"] for f in figures) else 1)
+    names = [f["name"] for f in figures]
     for expected in ["preview per mouse move", "undo + redo", "save 2,000", "load 2,000"]:
         assert any(n.startswith(expected) for n in names)
     assert any(n.startswith("map: ") for n in names)  # the CLI adds the map's figures

@@ -68,6 +68,13 @@ MAP_GESTURES: tuple[tuple[str, str], ...] = (
     ("Centre the player view on the mouse (and ping)", "Tap Space"),
     ("Open an encounter, set the map image or a portrait", "Drop the file on the window, "
      "the map or the token"),
+    ("Autopilot (Combat ▸ Autopilot, a turn-order row's or a token's right-click): pause "
+     "or resume", "Space (while a token on autopilot is in the fight; Space pans and "
+     "pings again once none is)"),
+    ("Autopilot paused: play one more action", "Right arrow"),
+    ("Autopilot: take this turn over by hand", "Esc, or Cancel on its odds card"),
+    ("Suggest: the autopilot's three best plans for the acting token", "S, or Suggest under "
+     "the actions"),
 )
 
 
