@@ -110,7 +110,6 @@ def test_a_value_that_does_not_survive_save_and_load_is_named(
                      r"\['spear', 'shield'\] comes back as \('spear', 'shield'\)", out), out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_a_stat_the_stat_block_does_not_declare_is_one_sentence(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", 'self.stat(target, "ac")', 'self.stat(target, "armour")')

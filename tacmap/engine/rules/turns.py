@@ -227,8 +227,16 @@ class TurnRuleset(Ruleset, Generic[D]):
         return token is not None and not self.out_of_fight(token)
 
     def stat(self, token: Token, key: str) -> int:
-        """A whole-number stat of ``token`` (the stat block's default, else 0)."""
-        known = any(f.key == key for f in self.stat_fields())
+        """A whole-number stat of ``token`` (the stat block's default, else 0).
+
+        LookupError, in one sentence, for a name a declared stat block lacks: a typo
+        (``"armour"`` for ``"ac"``) would otherwise read 0 and pass every test."""
+        fields = self.stat_fields()
+        known = any(f.key == key for f in fields)
+        # Only sight (the engine's own): the ruleset declares no stat block and reads freely.
+        if not known and any(f.key != "sight" for f in fields):
+            raise LookupError(f"the rules read the stat {key!r}, which [stat_block] does not "
+                              f"declare (it has: {', '.join(f.key for f in fields)})")
         value = self.stat_block.value(token.stats, key) if known else token.stats.get(key, 0)
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
