@@ -258,14 +258,16 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
 
 
 def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, rounds: int,
-                   seeds: int) -> Part:
-    """The every-action contract on ``demo`` for ``rounds`` rounds under ``seeds`` seeds."""
+                   seeds: int, strict: bool = False) -> Part:
+    """The every-action contract on ``demo`` for ``rounds`` rounds under ``seeds`` seeds;
+    options never offered (never enabled) are listed, and fail it when ``strict``."""
     if demo is None:
         return Part("contract", False, "no demo encounter to play",
                     ["put a .tacmap of this ruleset in the folder, or name one with --demo"])
     problems: list[str] = []
     totals: Counter[str] = Counter()
     labels: set[str] = set()
+    offered: dict[str, bool] = {}
     for seed in range(seeds):
         start = storage.load(demo, registry)
         if start.state.ruleset != ruleset.id:
@@ -278,6 +280,9 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
                       refusals=tally.refusals, joined=int(tally.turns[tally.joined] > 0))
         labels |= set(tally.labels)
+        for label, enabled in tally.offered.items():
+            offered[label] = offered.get(label, False) or enabled
+    never = sorted(label for label, enabled in offered.items() if not enabled)
     played = 0
     for key, option in ruleset.manifest.options.items():
         # Once more under every value of every house rule (seed 0), the default included.
@@ -296,17 +301,21 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
                f"tried ({len(labels)} different), {totals['executed']:,} executed, "
                f"{totals['refusals']} refused; the newcomer acted in {totals['joined']} of "
                f"{seeds}; undo, redo, save and load exact")
+    # Shown as offered, never enabled in any game: a rule that cannot happen, or a demo
+    # that never leads to it (a note, or a failure under --strict).
+    notes = [f"never offered: {label}" for label in never]
     if problems:
         # One line for each kind of problem, with the first seed it happened under.
         shown: dict[str, str] = {}
         for p in problems:
             shown.setdefault(p.partition(": ")[2], p)
-        return Part("contract", False, summary.rpartition(";")[0], list(shown.values()))
-    return Part("contract", True, summary)
+        return Part("contract", False, summary.rpartition(";")[0],
+                    list(shown.values()) + notes)
+    return Part("contract", not (strict and never), summary, notes)
 
 
 def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = None,
-          rounds: int = ROUNDS, seeds: int = SEEDS,
+          rounds: int = ROUNDS, seeds: int = SEEDS, strict: bool = False,
           warn: Callable[[str], None] = lambda message: None) -> list[Part]:
     """Every part of the check of the ruleset folder ``folder``, in order."""
     began = time.perf_counter()
@@ -322,7 +331,7 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
 
     def contract_part() -> Part:
         return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),
-                              rounds, seeds)
+                              rounds, seeds, strict)
 
     work: Callable[[], Part]
     for name, work in (("scenarios", scenario_part), ("contract", contract_part)):
@@ -352,13 +361,13 @@ def report(parts: list[Part], out: Callable[[str], None] = print) -> int:
 
 
 def main(folder: Path, demo: Path | None, scenarios: Path | None, rounds: int, seeds: int,
-         warn: Callable[[str], None]) -> int:
+         warn: Callable[[str], None], strict: bool = False) -> int:
     """``tacmap ruleset check``: run and print the check; the exit code."""
     if not folder.is_dir():
         raise InputError(f"{folder} is not a folder")
     if demo is not None and not demo.is_file():
         raise InputError(f"{demo}: no such encounter file")
     code = report(check(folder, demo=demo, scenarios=scenarios, rounds=rounds, seeds=seeds,
-                        warn=warn))
+                        strict=strict, warn=warn))
     sys.stdout.flush()
     return code

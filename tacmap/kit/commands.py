@@ -38,6 +38,9 @@ def add_parsers(sub: Any) -> None:
                          help=f"rounds played per seed (default {check.ROUNDS})")
     checker.add_argument("--seeds", type=int, default=check.SEEDS, metavar="K",
                          help=f"seeds played (default {check.SEEDS})")
+    checker.add_argument("--strict", action="store_true",
+                         help="an option never offered in the contract's games fails the "
+                              "check (exit 2); without it, it is listed")
     new = kit.add_parser("new", help="write a small working ruleset folder to start from",
                          description="Write DIR/ID: a small ruleset that passes "
                                      "'tacmap ruleset check' at once, to change into yours.")
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace, registry_warn: Callable[[str], None],
               f"{TRUST_WARNING}", file=sys.stderr, flush=True)
         registry_warn = _said_already
     return check.main(args.folder, args.demo, args.scenarios, args.rounds, args.seeds,
-                      registry_warn)
+                      registry_warn, strict=args.strict)
 
 
 def _said_already(message: str) -> None:

@@ -68,7 +68,6 @@ def test_an_option_enabled_with_no_legal_target_fails(
                      r"\(the referee refuses every one\)", out), out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_an_option_never_offered_is_listed_and_strict_fails(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "views.py", '                         "" if near else "no enemy within reach")]',

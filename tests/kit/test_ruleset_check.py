@@ -40,8 +40,11 @@ def test_each_built_in_ruleset_passes_its_check(capsys: pytest.CaptureFixture[st
     # In a checkout a built-in's scenarios are found in tests/scenarios/<id>.
     code, out = check(capsys, ROOT / "rulesets" / ruleset_id, trusted=False)  # never asked
     lines = out.splitlines()
-    assert [line.split(" — ")[0] for line in lines] == ["shape: ok", "scenarios: ok",
-                                                         "contract: ok"], out
+    assert [line.split(" — ")[0] for line in lines[:3]] == ["shape: ok", "scenarios: ok",
+                                                             "contract: ok"], out
+    # What follows are notes: options the demo's games never led to (reflex's second
+    # target), listed, not failed, without --strict.
+    assert all(line.startswith("    never offered: ") for line in lines[3:]), out
     assert code == 0
     assert "0 refused" in lines[2] and "the newcomer acted in 3 of 3" in lines[2]
 

@@ -213,6 +213,9 @@ class Tally:
     """Steps each token acted in, by id."""
     labels: Counter[str] = field(default_factory=Counter)
     """Options taken, by label."""
+    offered: dict[str, bool] = field(default_factory=dict)
+    """Every option label the acting tokens were shown (End turn aside), and whether it
+    was ever enabled: one never enabled was never offered."""
     problems: list[str] = field(default_factory=list)
     """Each broken promise in one sentence (a refusal with its reason, a disabled option
     without one, a token that never acted)."""
@@ -324,6 +327,8 @@ class Driver:
         for o in options:
             if not o.enabled and not o.reason.strip():
                 tally.problem(f"{o.label!r} of {actor} is disabled with no reason")
+            if o.key != "end_turn":
+                tally.offered[o.label] = tally.offered.get(o.label, False) or o.enabled
         choice = self.policy.choose(self.table, actor, options)
         if choice is None:
             ends = [o for o in options if o.key == "end_turn"]
