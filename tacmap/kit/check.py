@@ -21,6 +21,7 @@ import difflib
 import inspect
 import sys
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from pathlib import Path
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError, RuleError
-from tacmap.engine.play.autoplay import contract
+from tacmap.engine.play.autoplay import WHERE, Tally, contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
     API_VERSION,
@@ -257,8 +258,34 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
     return problems
 
 
+def raised(err: Exception, where: str, folder: Path | None) -> str:
+    """An exception the ruleset raised in the contract: where (the seed, the step and the
+    command), what, and the last frames of the traceback inside the ruleset's folder."""
+    step = next((n.removeprefix(WHERE) for n in getattr(err, "__notes__", ())
+                 if n.startswith(WHERE)), "")
+    frames: list[traceback.FrameSummary] = list(traceback.extract_tb(err.__traceback__))
+    if folder is not None:
+        inside = folder.resolve()
+        frames = [f for f in frames if Path(f.filename).resolve().is_relative_to(inside)]
+    lines = "".join(traceback.format_list(frames[-3:])).rstrip()
+    return (f"{where}{', ' + step if step else ''}: {type(err).__name__}: {err}"
+            + (f"\n{lines}" if lines else ""))
+
+
+def play(referee: Referee, seed: int, rounds: int, where: str, folder: Path | None,
+         problems: list[str]) -> Tally | None:
+    """The contract under ``seed``; None when the ruleset raised (said in ``problems``)."""
+    try:
+        return contract(referee, seed, rounds)
+    except (InputError, RuleError):
+        raise
+    except Exception as err:  # the ruleset's code is under test: report, do not crash
+        problems.append(raised(err, where, folder))
+        return None
+
+
 def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, rounds: int,
-                   seeds: int, strict: bool = False) -> Part:
+                   seeds: int, strict: bool = False, folder: Path | None = None) -> Part:
     """The every-action contract on ``demo`` for ``rounds`` rounds under ``seeds`` seeds;
     options never offered (never enabled) are listed, and fail it when ``strict``."""
     if demo is None:
@@ -268,13 +295,18 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
     totals: Counter[str] = Counter()
     labels: set[str] = set()
     offered: dict[str, bool] = {}
+    aimless: dict[str, str] = {}
     for seed in range(seeds):
         start = storage.load(demo, registry)
         if start.state.ruleset != ruleset.id:
             return Part("contract", False, f"{demo.name} is a {start.state.ruleset} encounter",
                         [f"name a demo of {ruleset.id} with --demo"])
         referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
-        tally = contract(referee, seed, rounds)
+        tally = play(referee, seed, rounds, f"seed {seed}", folder, problems)
+        if tally is None:
+            continue
+        for label, said in tally.aimless.items():
+            aimless.setdefault(label, f"seed {seed}: {said}")
         problems += [f"seed {seed}: {p}" for p in tally.problems]
         problems += [f"seed {seed}: {p}" for p in exact(referee, start, registry)]
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
@@ -290,8 +322,10 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             start = storage.load(demo, registry)
             start.state.house_rules = {**start.state.house_rules, key: value}
             referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
-            tally = contract(referee, 0, rounds)
             where = f"house rule {key} = {value}"
+            tally = play(referee, 0, rounds, where, folder, problems)
+            if tally is None:
+                continue
             problems += [f"{where}: {p}" for p in tally.problems]
             problems += [f"{where}: {p}" for p in exact(referee, start, registry)]
             played += 1
@@ -303,7 +337,7 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
                f"{seeds}; undo, redo, save and load exact")
     # Shown as offered, never enabled in any game: a rule that cannot happen, or a demo
     # that never leads to it (a note, or a failure under --strict).
-    notes = [f"never offered: {label}" for label in never]
+    notes = [f"never offered: {label}" for label in never] + list(aimless.values())
     if problems:
         # One line for each kind of problem, with the first seed it happened under.
         shown: dict[str, str] = {}
@@ -311,7 +345,7 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             shown.setdefault(p.partition(": ")[2], p)
         return Part("contract", False, summary.rpartition(";")[0],
                     list(shown.values()) + notes)
-    return Part("contract", not (strict and never), summary, notes)
+    return Part("contract", not (strict and notes), summary, notes)
 
 
 def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = None,
@@ -331,7 +365,7 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
 
     def contract_part() -> Part:
         return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),
-                              rounds, seeds, strict)
+                              rounds, seeds, strict, folder)
 
     work: Callable[[], Part]
     for name, work in (("scenarios", scenario_part), ("contract", contract_part)):

@@ -39,8 +39,9 @@ def add_parsers(sub: Any) -> None:
     checker.add_argument("--seeds", type=int, default=check.SEEDS, metavar="K",
                          help=f"seeds played (default {check.SEEDS})")
     checker.add_argument("--strict", action="store_true",
-                         help="an option never offered in the contract's games fails the "
-                              "check (exit 2); without it, it is listed")
+                         help="an option never offered in the contract's games, or enabled "
+                              "with no legal target, fails the check (exit 2); without it, "
+                              "it is listed")
     new = kit.add_parser("new", help="write a small working ruleset folder to start from",
                          description="Write DIR/ID: a small ruleset that passes "
                                      "'tacmap ruleset check' at once, to change into yours.")

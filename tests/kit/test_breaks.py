@@ -58,11 +58,16 @@ def test_a_rules_hook_typo_is_named_with_the_hook_meant(
     assert "    rules.out_of_figth: did you mean out_of_fight?" in out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
-def test_an_option_enabled_with_no_legal_target_fails(
+def test_an_option_enabled_with_no_legal_target_is_listed_and_strict_fails(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Listed, failing only under --strict: the built-ins leave Attack enabled out of reach
+    # on purpose (the target's preview greys it with the reason).
     edit(made / "views.py", '"" if near else "no enemy within reach"', '""')
     code, out = check(capsys, made)
+    assert code == 0 and "contract: ok" in out, out
+    assert re.search(r"seed 0: 'Attack' of \w+ is enabled, but no token is a legal target "
+                     r"\(the referee refuses every one\)", out), out
+    code, out = check(capsys, made, "--strict")
     assert code == 2
     assert re.search(r"seed 0: 'Attack' of \w+ is enabled, but no token is a legal target "
                      r"\(the referee refuses every one\)", out), out
@@ -82,7 +87,6 @@ def test_an_option_never_offered_is_listed_and_strict_fails(
     assert "contract: FAILED" in out and "    never offered: Retreat" in out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_an_exception_names_step_command_seed_and_the_ruleset_frames(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", '        roll = ctx.roll(token.id, 1, self.data.attack.die',

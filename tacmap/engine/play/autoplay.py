@@ -32,6 +32,8 @@ from tacmap.engine.rules.options import command_for
 from tacmap.engine.rules.statblock import defaults
 from tacmap.engine.rules.views import ActionOption
 
+#: How the note begins that names the step and command during which the ruleset raised.
+WHERE = "during "
 #: Farthest a headless drag reaches, in cells each way from the mover (as a GM's drag).
 REACH = 4
 #: Cells tried for one move: enough to find a legal one, few enough to stay fast.
@@ -88,6 +90,8 @@ class Table:
                          for dy in range(-REACH, REACH + 1) if (dx, dy) != (0, 0)]
         self._version = -1
         self._legal: dict[Command, bool] = {}
+        self.step = 0
+        """The driver's step now, to say where a ruleset's preview raised."""
 
     @property
     def state(self) -> Encounter:
@@ -105,7 +109,16 @@ class Table:
             self._version, self._legal = self.referee.version, {}
         known = self._legal.get(command)
         if known is None:
-            known = self._legal[command] = self.referee.preview(command).legal
+            try:
+                known = self._legal[command] = self.referee.preview(command).legal
+            except RuleError:
+                raise
+            except Exception as err:
+                # The ruleset's preview raised: say where, for its author.
+                aimed = f" → {choice.target}" if choice.target else \
+                    f" to {choice.path[-1]}" if choice.path else ""
+                err.add_note(f"{WHERE}step {self.step}, {actor}: {choice.option.label}{aimed}")
+                raise
         return known
 
     def targets(self, actor: str, option: ActionOption) -> list[str]:
@@ -216,6 +229,10 @@ class Tally:
     offered: dict[str, bool] = field(default_factory=dict)
     """Every option label the acting tokens were shown (End turn aside), and whether it
     was ever enabled: one never enabled was never offered."""
+    aimless: dict[str, str] = field(default_factory=dict)
+    """Options enabled when no token was a legal target, by label, the first time said in
+    a sentence (the built-ins leave Attack enabled and let the target's preview say why:
+    a note, not a broken promise)."""
     problems: list[str] = field(default_factory=list)
     """Each broken promise in one sentence (a refusal with its reason, a disabled option
     without one, a token that never acted)."""
@@ -284,8 +301,11 @@ class Driver:
     """Plays one encounter through its referee under a policy, counting everything."""
 
     def __init__(self, referee: Referee, policy: Policy, rng: random.Random | None = None,
-                 fog: bool = True) -> None:
+                 fog: bool = True, audit: bool = False) -> None:
         self.referee = referee
+        self.audit = audit
+        """Whether each enabled option aimed at a token is checked for a legal target at
+        every step (the contract does; a forecast skips the cost)."""
         self.policy = policy
         self.table = Table(referee, rng or random.Random(0))
         self.tally = Tally()
@@ -303,8 +323,18 @@ class Driver:
             self.tally.refusals += 1
             self.tally.problem(f"{what} was refused: {err}")
             return False
+        except Exception as err:
+            # The ruleset's code raised: say where, for its author (``tacmap ruleset check``).
+            err.add_note(f"{WHERE}step {self.tally.steps}, {what}")
+            raise
         self.tally.executed += 1
         return True
+
+    def aimable(self, actor: str, option: ActionOption) -> bool:
+        """Whether some token is a legal target of ``option`` now (the RNG untouched, so the
+        fight plays the same with the audit on or off)."""
+        ids = [option.at] if option.at else [t for t in self.referee.state.tokens if t != actor]
+        return any(self.table.legal(actor, Choice(option, t)) for t in ids)
 
     def start(self) -> bool:
         """Start combat the way Game ▸ Start Combat does, unless it has started."""
@@ -318,6 +348,7 @@ class Driver:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
+        self.table.step = tally.steps
         actor = ruleset.whose_turn(state)
         if actor is None or actor not in state.tokens:
             tally.ended += 1
@@ -327,6 +358,10 @@ class Driver:
         for o in options:
             if not o.enabled and not o.reason.strip():
                 tally.problem(f"{o.label!r} of {actor} is disabled with no reason")
+            elif self.audit and o.enabled and o.target == "token" and not self.aimable(actor, o):
+                tally.aimless.setdefault(o.label, f"{o.label!r} of {actor} is enabled, but no "
+                                         "token is a legal target (the referee refuses every "
+                                         "one)")
             if o.key != "end_turn":
                 tally.offered[o.label] = tally.offered.get(o.label, False) or o.enabled
         choice = self.policy.choose(self.table, actor, options)
@@ -400,7 +435,7 @@ def contract(referee: Referee, seed: int | str, rounds: int = 20, max_steps: int
     """The every-action contract on one encounter: every offered option, ``rounds`` rounds,
     a combatant added mid-combat; the tally's problems hold every failure."""
     rng = random.Random(f"contract-{seed}")
-    driver = Driver(referee, EveryOption(random.Random(rng.random())), rng)
+    driver = Driver(referee, EveryOption(random.Random(rng.random())), rng, audit=True)
     tally = driver.play(rounds, max_steps, join=True)
     if tally.rounds < rounds and not tally.problems:
         tally.problems.append(f"only {tally.rounds} of {rounds} rounds in {tally.steps} steps")
