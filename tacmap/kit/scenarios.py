@@ -64,7 +64,11 @@ def load_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def build_state(body: dict[str, Any], registry: Registry) -> Encounter:
-    """An Encounter from a file-style ``encounter`` body (tokens as a list)."""
+    """An Encounter from a file-style ``encounter`` body (tokens as a list); one that names
+    no ``diagonal`` takes the ruleset's ``[grid]`` rule, as a new encounter in play does."""
+    manifest = registry.manifests.get(body.get("ruleset", ""))
+    if "diagonal" not in body and manifest is not None:
+        body = {**body, "diagonal": manifest.diagonal}
     doc = {"format": storage.FORMAT, "version": storage.VERSION,
            "ruleset": {"id": body["ruleset"]}, "encounter": body}
     return storage.loads(json.dumps(doc), registry).state

@@ -46,3 +46,14 @@ def test_unused_dice_and_wrong_state_are_named(tmp_path: Path, registry: Registr
         run(scenario(tmp_path, '{"state": {"ana": {"hp": 4}}}'), registry)
     with pytest.raises(Mismatch, match=r"s.jsonl:3: not JSON"):
         run(scenario(tmp_path, '{"state": '), registry)
+
+
+def test_a_scenario_encounter_takes_the_rulesets_diagonal_unless_it_names_one(
+        tmp_path: Path, registry: Registry) -> None:
+    # speed_rank's [grid] says "alternating" (5, 10, 5 ft): a scenario measures as play does.
+    path = tmp_path / "d.jsonl"
+    body = ('{"ruleset": "speed_rank", "map": {"width": 8, "height": 6}, "tokens": []%s}')
+    path.write_text('{"encounter": ' + body % "" + '}\n')
+    assert run(path, registry).state.diagonal == "alternating"
+    path.write_text('{"encounter": ' + body % ', "diagonal": "chebyshev"' + '}\n')
+    assert run(path, registry).state.diagonal == "chebyshev"
