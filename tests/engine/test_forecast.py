@@ -6,6 +6,7 @@ import io
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from tacmap.engine.play.forecast import (
     wilson,
     worth,
 )
+from tacmap.engine.play.hints import Hints
 from tacmap.engine.rules.options import acting_token
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.forecast_cli import Bar
@@ -49,6 +51,19 @@ def test_a_token_is_out_when_dead_at_zero_hp_or_down() -> None:
     assert out_of_fight(token(5, "dead"))
     assert out_of_fight(token(5, "unconscious"))
     assert out_of_fight(token(5, "asleep"))
+
+
+def test_the_forecast_counts_as_down_what_the_rulesets_out_of_fight_says(
+        registry: Registry) -> None:
+    # six_phase: at 0 HP a character takes a Wound and fights on; out only when marked dead.
+    hints = hints_of(registry.get("six_phase"))
+    assert not hints.out(Token("a", "A", "x", 0, 0, hp=0))
+    assert hints.out(Token("a", "A", "x", 0, 0, hp=3, conditions=("dead",)))
+    # Hints saying more: a condition of the ruleset's own takes the token out too.
+    more = replace(hints, down=frozenset({"routed"}))
+    assert more.out(Token("a", "A", "x", 0, 0, hp=3, conditions=("routed",)))
+    # No out_of_fight given (a bare Hints): 0 HP is down, as before.
+    assert Hints().out(Token("a", "A", "x", 0, 0, hp=0))
 
 
 def test_wilson_interval_holds_the_chance_and_stays_in_0_1() -> None:
@@ -104,7 +119,8 @@ def test_a_fight_already_won_ends_at_once(registry: Registry) -> None:
     state = load(registry, "demo.tacmap")
     for t in state.tokens.values():
         if t.side == "bandits":
-            t.hp = 0
+            # Out as the ruleset says: 0 HP and marked dead.
+            t.hp, t.conditions = 0, (*t.conditions, "dead")
     result = forecast(state, registry.get(state.ruleset), 10, seed=1)
     assert result.win("heroes")[0] == 1.0
     assert result.rounds == {0: 10}
@@ -168,7 +184,6 @@ def test_action_pool_duel_agrees_with_the_exact_chain_over_hp(registry: Registry
 
 @pytest.mark.parametrize(("demo", "attacker", "target", "hp"), [
     ("reflex_demo.tacmap", "bram", "gorm", 8),
-    ("six_phase_demo.tacmap", "regdar", "gruk", 8),
     ("speed_rank_demo.tacmap", "hask", "varga", 8),
     ("opposed_demo.tacmap", "kara", "brak", 8),
 ])
@@ -176,7 +191,8 @@ def test_the_first_round_drops_as_often_as_the_odds_card_says(
         registry: Registry, demo: str, attacker: str, target: str, hp: int) -> None:
     """Where the turn structure makes a chain over HP awkward (reflex: injuries strike
     dice from the later attacker's kept pool; six_phase: phases and wounds; speed_rank:
-    initiative rolled each round), the first round still is exact: the attacker, acting
+    initiative rolled each round), the first round still is exact (not six_phase: at 0 HP
+    its combatants take a Wound and fight on, so the odds card's drop does not end a fight): the attacker, acting
     first and too tough to drop, wins within one round exactly when its attack drops the
     target, which the odds card gives as the chance to drop."""
     state = load(registry, demo)

@@ -323,3 +323,12 @@ def test_a_ruleset_may_let_the_gm_reorder_by_its_own_rule(
     referee.execute(StartCombat(("ana", "bo", "grul")))
     referee.execute(Reorder(("ana", "grul")))
     assert turns(referee).order == ("ana", "grul")
+
+
+def test_a_move_in_combat_logs_who_moves_not_that_the_round_moves_on(
+        registry: Registry) -> None:
+    referee = skirmish_referee(registry)
+    referee.execute(StartCombat(("ana", "bo", "grul", "zog")))
+    events = referee.execute(Move("ana", ((1, 2),)))
+    notes = [e.text(referee.state) for e in events if isinstance(e, ScheduleChanged)]
+    assert notes == ["Ana moves"]

@@ -38,11 +38,14 @@ class Hints:
     """``DOWN`` and ``down`` together (an out-of-fight check runs many times a step)."""
 
     def out(self, token: Token) -> bool:
-        """Out of the fight: ``out_of_fight``, a ``down`` condition, or the ruleset says so."""
-        if token.hp <= 0 or (token.conditions
-                             and not self.all_down.isdisjoint(token.conditions)):
+        """Out of the fight: the ruleset's ``out_of_fight`` says so, or a ``DOWN`` or ``down``
+        condition; 0 HP only when the ruleset gives no ``out_of_fight`` (in some games a
+        combatant at 0 HP fights on)."""
+        if token.conditions and not self.all_down.isdisjoint(token.conditions):
             return True
-        return self.ruleset_out is not None and self.ruleset_out(token)
+        if self.ruleset_out is None:
+            return token.hp <= 0
+        return self.ruleset_out(token)
 
     def __post_init__(self) -> None:
         self.all_down = DOWN | self.down

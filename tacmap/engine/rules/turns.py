@@ -594,7 +594,9 @@ class TurnRuleset(Ruleset, Generic[D]):
         new = counted(spent, moved=was.moved + plan.cost,
                       diagonals=was.diagonals + diagonal_steps(plan.cells))
         if new != turns:
-            ctx.emit(ScheduleChanged(turns, new, self.schedule_note(ctx.state, new, "move")))
+            # Without words of its own the log said "the round moves on" for every step.
+            note = self.schedule_note(ctx.state, new, "move") or f"{token.name} moves"
+            ctx.emit(ScheduleChanged(turns, new, note))
 
     def stops(self, state: Encounter, token: Token, cells: Sequence[Cell]
               ) -> list[tuple[int, str, Trigger]]:
