@@ -191,10 +191,10 @@ def test_the_first_round_drops_as_often_as_the_odds_card_says(
         registry: Registry, demo: str, attacker: str, target: str, hp: int) -> None:
     """Where the turn structure makes a chain over HP awkward (reflex: injuries strike
     dice from the later attacker's kept pool; six_phase: phases and wounds; speed_rank:
-    initiative rolled each round), the first round still is exact (not six_phase: at 0 HP
-    its combatants take a Wound and fight on, so the odds card's drop does not end a fight): the attacker, acting
+    initiative rolled each round), the first round still is exact: the attacker, acting
     first and too tough to drop, wins within one round exactly when its attack drops the
-    target, which the odds card gives as the chance to drop."""
+    target, which the odds card gives as the chance to drop. Not six_phase: at 0 HP its
+    combatants take a Wound and fight on, so a drop on the odds card ends no fight."""
     state = load(registry, demo)
     ruleset = registry.get(state.ruleset)
     state, first, _ = duel(state, ruleset, attacker, target)
