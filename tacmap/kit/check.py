@@ -40,6 +40,7 @@ from tacmap.engine.rules.ruleset import (
     RulesetData,
     read_manifest,
 )
+from tacmap.kit.difference import first_difference
 from tacmap.kit.scenarios import Mismatch, load_lines, run
 
 #: The files every ruleset folder has (rulesets/README.md, "The shape of a ruleset folder").
@@ -243,7 +244,10 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
     encoded = storage.encode(final, log, start.images)
     back = storage.loads(encoded, registry)
     if back.state != final or storage.encode(back.state, back.log, back.images) != encoded:
-        problems.append("saving and loading the fight does not give back the same encounter")
+        where = first_difference(final, back.state)
+        problems.append(f"saving and loading changes {where[0]}: {where[1]!r} comes back as "
+                        f"{where[2]!r}" if where else
+                        "saving and loading the fight does not give back the same encounter")
     if replay(referee.initial_state(), log) != final:
         problems.append("replaying the log does not give the same state")
     while len(referee.log) > len(start.log):

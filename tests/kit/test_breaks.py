@@ -96,7 +96,6 @@ def test_an_exception_names_step_command_seed_and_the_ruleset_frames(
     assert "tacmap/engine" not in contract  # only the frames in the ruleset's folder
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38 item 1: not built yet")
 def test_a_value_that_does_not_survive_save_and_load_is_named(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(made / "rules.py", "        ctx.emit(HpChanged(target.id, target.hp, hp, \"damage\"))",
