@@ -21,6 +21,7 @@ import difflib
 import inspect
 import sys
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from pathlib import Path
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError, RuleError
-from tacmap.engine.play.autoplay import contract
+from tacmap.engine.play.autoplay import Crashed, contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
     API_VERSION,
@@ -261,6 +262,14 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
     return problems
 
 
+def frames(error: BaseException, ruleset: Ruleset) -> str:
+    """The traceback's last frames inside the ruleset's folder, as Python prints them."""
+    folder = str(ruleset.manifest.folder.resolve())
+    inside = [f for f in traceback.extract_tb(error.__traceback__)
+              if str(Path(f.filename).resolve()).startswith(folder)]
+    return ("\n" + "".join(traceback.format_list(inside[-FRAMES:])).rstrip()) if inside else ""
+
+
 def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, rounds: int,
                    seeds: int, strict: bool = False) -> Part:
     """The every-action contract on ``demo`` for ``rounds`` rounds under ``seeds`` seeds;
@@ -278,7 +287,11 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             return Part("contract", False, f"{demo.name} is a {start.state.ruleset} encounter",
                         [f"name a demo of {ruleset.id} with --demo"])
         referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
-        tally = contract(referee, seed, rounds)
+        try:
+            tally = contract(referee, seed, rounds)
+        except Crashed as crash:
+            return Part("contract", False, "the ruleset raised an error",
+                        [f"seed {seed}, {crash}" + frames(crash.error, ruleset)])
         problems += [f"seed {seed}: {p}" for p in tally.problems]
         problems += [f"seed {seed}: {p}" for p in exact(referee, start, registry)]
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
@@ -316,6 +329,10 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
         return Part("contract", False, summary.rpartition(";")[0],
                     list(shown.values()) + notes)
     return Part("contract", not (strict and never), summary, notes)
+
+
+#: Frames of a ruleset's traceback the check shows, the last ones.
+FRAMES = 4
 
 
 def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = None,

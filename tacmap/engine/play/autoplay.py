@@ -88,6 +88,8 @@ class Table:
                          for dy in range(-REACH, REACH + 1) if (dx, dy) != (0, 0)]
         self._version = -1
         self._legal: dict[Command, bool] = {}
+        #: The gesture under way, for the name of one that raises (``Crashed``).
+        self.doing = ""
 
     @property
     def state(self) -> Encounter:
@@ -105,6 +107,8 @@ class Table:
             self._version, self._legal = self.referee.version, {}
         known = self._legal.get(command)
         if known is None:
+            aimed = f" → {choice.target}" if choice.target else ""
+            self.doing = f"{actor}: {choice.option.label}{aimed}"
             known = self._legal[command] = self.referee.preview(command).legal
         return known
 
@@ -280,6 +284,16 @@ def newcomer(referee: Referee) -> Token:
                  stats=defaults(referee.ruleset.stat_fields()))
 
 
+class Crashed(Exception):
+    """A command raised something other than a refusal while a driver played it."""
+
+    def __init__(self, step: int, what: str, error: BaseException) -> None:
+        super().__init__(f"step {step}, {what}: {type(error).__name__}: {error}")
+        self.step = step
+        self.what = what
+        self.error = error
+
+
 class Driver:
     """Plays one encounter through its referee under a policy, counting everything."""
 
@@ -296,13 +310,16 @@ class Driver:
             referee.execute(SetFog(False))
 
     def send(self, command: Command, what: str) -> bool:
-        """Execute ``command``; a refusal is counted and named as a problem."""
+        """Execute ``command``; a refusal is counted and named as a problem; any other
+        error comes out as ``Crashed``, naming the step and the gesture."""
         try:
             self.referee.execute(command)
         except RuleError as err:
             self.tally.refusals += 1
             self.tally.problem(f"{what} was refused: {err}")
             return False
+        except Exception as err:  # the ruleset's code under test raised: say where
+            raise Crashed(self.tally.steps, what, err) from err
         self.tally.executed += 1
         return True
 
@@ -314,7 +331,16 @@ class Driver:
         return self.send(StartCombat(), "Start combat")
 
     def step(self) -> bool:
-        """One gesture of the acting token; False when the fight cannot go on."""
+        """One gesture of the acting token; False when the fight cannot go on (``Crashed``
+        when the ruleset's code raises, naming the step and the gesture)."""
+        try:
+            return self._step()
+        except Crashed:
+            raise
+        except Exception as err:  # the ruleset's code under test raised: say where
+            raise Crashed(self.tally.steps, self.table.doing or "a turn", err) from err
+
+    def _step(self) -> bool:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
