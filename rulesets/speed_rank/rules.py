@@ -294,7 +294,7 @@ class SpeedRank(Ruleset):
 
         Its first phase, its weapon's first strike and after (while the standard action is
         left), a spell to start, a sprint to run or a carried action to decide on hold a
-        phase; a lone move action left holds each phase from its first on (house rule
+        phase; a lone move action left its first (idle_phase "hold": each after; house rule
         ``move_only_phase = "skip"``: it holds none and rides along in the side's turns);
         one that can only wait holds none (``waiting.waits``). A landing spell holds nothing.
         """

@@ -30,7 +30,7 @@ from pathlib import Path
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError, RuleError
-from tacmap.engine.play.autoplay import WHERE, Tally, contract
+from tacmap.engine.play.autoplay import Crashed, contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
     API_VERSION,
@@ -41,6 +41,7 @@ from tacmap.engine.rules.ruleset import (
     RulesetData,
     read_manifest,
 )
+from tacmap.kit.difference import first_difference
 from tacmap.kit.scenarios import Mismatch, load_lines, run
 
 #: The files every ruleset folder has (rulesets/README.md, "The shape of a ruleset folder").
@@ -244,7 +245,10 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
     encoded = storage.encode(final, log, start.images)
     back = storage.loads(encoded, registry)
     if back.state != final or storage.encode(back.state, back.log, back.images) != encoded:
-        problems.append("saving and loading the fight does not give back the same encounter")
+        where = first_difference(final, back.state)
+        problems.append(f"saving and loading changes {where[0]}: {where[1]!r} comes back as "
+                        f"{where[2]!r}" if where else
+                        "saving and loading the fight does not give back the same encounter")
     if replay(referee.initial_state(), log) != final:
         problems.append("replaying the log does not give the same state")
     while len(referee.log) > len(start.log):
@@ -258,34 +262,16 @@ def exact(referee: Referee, start: storage.Loaded, registry: Registry) -> list[s
     return problems
 
 
-def raised(err: Exception, where: str, folder: Path | None) -> str:
-    """An exception the ruleset raised in the contract: where (the seed, the step and the
-    command), what, and the last frames of the traceback inside the ruleset's folder."""
-    step = next((n.removeprefix(WHERE) for n in getattr(err, "__notes__", ())
-                 if n.startswith(WHERE)), "")
-    frames: list[traceback.FrameSummary] = list(traceback.extract_tb(err.__traceback__))
-    if folder is not None:
-        inside = folder.resolve()
-        frames = [f for f in frames if Path(f.filename).resolve().is_relative_to(inside)]
-    lines = "".join(traceback.format_list(frames[-3:])).rstrip()
-    return (f"{where}{', ' + step if step else ''}: {type(err).__name__}: {err}"
-            + (f"\n{lines}" if lines else ""))
-
-
-def play(referee: Referee, seed: int, rounds: int, where: str, folder: Path | None,
-         problems: list[str]) -> Tally | None:
-    """The contract under ``seed``; None when the ruleset raised (said in ``problems``)."""
-    try:
-        return contract(referee, seed, rounds)
-    except (InputError, RuleError):
-        raise
-    except Exception as err:  # the ruleset's code is under test: report, do not crash
-        problems.append(raised(err, where, folder))
-        return None
+def frames(error: BaseException, ruleset: Ruleset) -> str:
+    """The traceback's last frames inside the ruleset's folder, as Python prints them."""
+    folder = str(ruleset.manifest.folder.resolve())
+    inside = [f for f in traceback.extract_tb(error.__traceback__)
+              if str(Path(f.filename).resolve()).startswith(folder)]
+    return ("\n" + "".join(traceback.format_list(inside[-FRAMES:])).rstrip()) if inside else ""
 
 
 def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, rounds: int,
-                   seeds: int, strict: bool = False, folder: Path | None = None) -> Part:
+                   seeds: int, strict: bool = False) -> Part:
     """The every-action contract on ``demo`` for ``rounds`` rounds under ``seeds`` seeds;
     options never offered (never enabled) are listed, and fail it when ``strict``."""
     if demo is None:
@@ -302,16 +288,18 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             return Part("contract", False, f"{demo.name} is a {start.state.ruleset} encounter",
                         [f"name a demo of {ruleset.id} with --demo"])
         referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
-        tally = play(referee, seed, rounds, f"seed {seed}", folder, problems)
-        if tally is None:
-            continue
-        for label, said in tally.aimless.items():
-            aimless.setdefault(label, f"seed {seed}: {said}")
+        try:
+            tally = contract(referee, seed, rounds)
+        except Crashed as crash:
+            return Part("contract", False, "the ruleset raised an error",
+                        [f"seed {seed}, {crash}" + frames(crash.error, ruleset)])
         problems += [f"seed {seed}: {p}" for p in tally.problems]
         problems += [f"seed {seed}: {p}" for p in exact(referee, start, registry)]
         totals.update(steps=tally.steps, tried=tally.tried, executed=tally.executed,
                       refusals=tally.refusals, joined=int(tally.turns[tally.joined] > 0))
         labels |= set(tally.labels)
+        for label, said in tally.aimless.items():
+            aimless.setdefault(label, f"seed {seed}: {said}")
         for label, enabled in tally.offered.items():
             offered[label] = offered.get(label, False) or enabled
     never = sorted(label for label, enabled in offered.items() if not enabled)
@@ -322,10 +310,8 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             start = storage.load(demo, registry)
             start.state.house_rules = {**start.state.house_rules, key: value}
             referee = Referee(copy.deepcopy(start.state), ruleset, list(start.log))
+            tally = contract(referee, 0, rounds)
             where = f"house rule {key} = {value}"
-            tally = play(referee, 0, rounds, where, folder, problems)
-            if tally is None:
-                continue
             problems += [f"{where}: {p}" for p in tally.problems]
             problems += [f"{where}: {p}" for p in exact(referee, start, registry)]
             played += 1
@@ -337,6 +323,8 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
                f"{seeds}; undo, redo, save and load exact")
     # Shown as offered, never enabled in any game: a rule that cannot happen, or a demo
     # that never leads to it (a note, or a failure under --strict).
+    # Enabled with no legal target: the built-ins do so on purpose (the target's preview
+    # says why), so a note too.
     notes = [f"never offered: {label}" for label in never] + list(aimless.values())
     if problems:
         # One line for each kind of problem, with the first seed it happened under.
@@ -346,6 +334,10 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
         return Part("contract", False, summary.rpartition(";")[0],
                     list(shown.values()) + notes)
     return Part("contract", not (strict and notes), summary, notes)
+
+
+#: Frames of a ruleset's traceback the check shows, the last ones.
+FRAMES = 4
 
 
 def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = None,
@@ -365,7 +357,7 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
 
     def contract_part() -> Part:
         return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),
-                              rounds, seeds, strict, folder)
+                              rounds, seeds, strict)
 
     work: Callable[[], Part]
     for name, work in (("scenarios", scenario_part), ("contract", contract_part)):

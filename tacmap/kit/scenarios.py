@@ -39,6 +39,7 @@ from tacmap.engine.model.state import Encounter, Token
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.dice import FixedDice
 from tacmap.engine.rules.ruleset import Registry
+from tacmap.kit.difference import first_difference
 
 
 class Mismatch(Exception):
@@ -178,13 +179,13 @@ def run(path: Path, registry: Registry) -> Referee:
     for step in lines[1:]:
         where = f"{path.name}:{step['_line']}"
         if "command" in step:
-            _command(referee, step, where)
+            _command(referee, step, where, registry)
         if "state" in step:
             _state(referee, step["state"], where)
     return referee
 
 
-def _command(referee: Referee, step: dict[str, Any], where: str) -> None:
+def _command(referee: Referee, step: dict[str, Any], where: str, registry: Registry) -> None:
     try:
         cmd = records.convert(step["command"], Command, "command")
         dice = FixedDice(step.get("dice", []))
@@ -212,6 +213,7 @@ def _command(referee: Referee, step: dict[str, Any], where: str) -> None:
     if dice.used != len(dice.faces):
         raise Mismatch(f"{where}: {said}: {len(dice.faces) - dice.used} of the given dice "
                        f"were not used (faces {list(dice.faces)}, {dice.used} used)")
+    _survives(referee, registry, where)  # before the events: the cause, not its symptom
     if "events" in step:
         got = records.plain(list(events))
         want = step["events"]
@@ -220,6 +222,22 @@ def _command(referee: Referee, step: dict[str, Any], where: str) -> None:
             raise Mismatch("\n".join([f"{where}: {said}: the events differ "
                                       f"(expected {len(want)}, produced {len(got)})",
                                       *event_diff(want, got)]))
+
+
+def _survives(referee: Referee, registry: Registry, where: str) -> None:
+    """The state after a step comes back the same from its file: a value a rule stored
+    that saving and loading changes (a list back as a tuple) is named by its path."""
+    state = referee.state
+    try:
+        back = storage.loads(storage.encode(state, []), registry).state
+    except InputError as err:
+        raise Mismatch(f"{where}: the state after this step cannot be saved and loaded: "
+                       f"{err}") from None
+    if back != state:
+        found = first_difference(state, back)
+        said = (f"{found[0]}: {found[1]!r} comes back as {found[2]!r}" if found else
+                "the encounter")
+        raise Mismatch(f"{where}: saving and loading changes {said}")
 
 
 def _state(referee: Referee, checks: dict[str, Any], where: str) -> None:

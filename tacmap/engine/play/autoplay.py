@@ -32,8 +32,6 @@ from tacmap.engine.rules.options import command_for
 from tacmap.engine.rules.statblock import defaults
 from tacmap.engine.rules.views import ActionOption
 
-#: How the note begins that names the step and command during which the ruleset raised.
-WHERE = "during "
 #: Farthest a headless drag reaches, in cells each way from the mover (as a GM's drag).
 REACH = 4
 #: Cells tried for one move: enough to find a legal one, few enough to stay fast.
@@ -90,8 +88,8 @@ class Table:
                          for dy in range(-REACH, REACH + 1) if (dx, dy) != (0, 0)]
         self._version = -1
         self._legal: dict[Command, bool] = {}
-        self.step = 0
-        """The driver's step now, to say where a ruleset's preview raised."""
+        #: The gesture under way, for the name of one that raises (``Crashed``).
+        self.doing = ""
 
     @property
     def state(self) -> Encounter:
@@ -109,16 +107,9 @@ class Table:
             self._version, self._legal = self.referee.version, {}
         known = self._legal.get(command)
         if known is None:
-            try:
-                known = self._legal[command] = self.referee.preview(command).legal
-            except RuleError:
-                raise
-            except Exception as err:
-                # The ruleset's preview raised: say where, for its author.
-                aimed = f" → {choice.target}" if choice.target else \
-                    f" to {choice.path[-1]}" if choice.path else ""
-                err.add_note(f"{WHERE}step {self.step}, {actor}: {choice.option.label}{aimed}")
-                raise
+            aimed = f" → {choice.target}" if choice.target else ""
+            self.doing = f"{actor}: {choice.option.label}{aimed}"
+            known = self._legal[command] = self.referee.preview(command).legal
         return known
 
     def targets(self, actor: str, option: ActionOption) -> list[str]:
@@ -230,9 +221,9 @@ class Tally:
     """Every option label the acting tokens were shown (End turn aside), and whether it
     was ever enabled: one never enabled was never offered."""
     aimless: dict[str, str] = field(default_factory=dict)
-    """Options enabled when no token was a legal target, by label, the first time said in
-    a sentence (the built-ins leave Attack enabled and let the target's preview say why:
-    a note, not a broken promise)."""
+    """Options enabled when no token was a legal target, by label, said the first time
+    (the built-ins leave Attack enabled and let the target's preview say why: a note for
+    ``tacmap ruleset check``, not a broken promise)."""
     problems: list[str] = field(default_factory=list)
     """Each broken promise in one sentence (a refusal with its reason, a disabled option
     without one, a token that never acted)."""
@@ -297,6 +288,16 @@ def newcomer(referee: Referee) -> Token:
                  stats=defaults(referee.ruleset.stat_fields()))
 
 
+class Crashed(Exception):
+    """A command raised something other than a refusal while a driver played it."""
+
+    def __init__(self, step: int, what: str, error: BaseException) -> None:
+        super().__init__(f"step {step}, {what}: {type(error).__name__}: {error}")
+        self.step = step
+        self.what = what
+        self.error = error
+
+
 class Driver:
     """Plays one encounter through its referee under a policy, counting everything."""
 
@@ -304,8 +305,8 @@ class Driver:
                  fog: bool = True, audit: bool = False) -> None:
         self.referee = referee
         self.audit = audit
-        """Whether each enabled option aimed at a token is checked for a legal target at
-        every step (the contract does; a forecast skips the cost)."""
+        """Whether each enabled option aimed at a token is checked for a legal target (the
+        contract does; a forecast skips the cost)."""
         self.policy = policy
         self.table = Table(referee, rng or random.Random(0))
         self.tally = Tally()
@@ -315,26 +316,25 @@ class Driver:
             # Fog is drawing, not rules: a forecast skips the vision work of every command.
             referee.execute(SetFog(False))
 
+    def aimable(self, actor: str, option: ActionOption) -> bool:
+        """Whether some token is a legal target of ``option`` now (the RNG untouched, so the
+        fight plays the same with the audit on or off)."""
+        ids = [option.at] if option.at else [t for t in self.referee.state.tokens if t != actor]
+        return any(self.table.legal(actor, Choice(option, t)) for t in ids)
+
     def send(self, command: Command, what: str) -> bool:
-        """Execute ``command``; a refusal is counted and named as a problem."""
+        """Execute ``command``; a refusal is counted and named as a problem; any other
+        error comes out as ``Crashed``, naming the step and the gesture."""
         try:
             self.referee.execute(command)
         except RuleError as err:
             self.tally.refusals += 1
             self.tally.problem(f"{what} was refused: {err}")
             return False
-        except Exception as err:
-            # The ruleset's code raised: say where, for its author (``tacmap ruleset check``).
-            err.add_note(f"{WHERE}step {self.tally.steps}, {what}")
-            raise
+        except Exception as err:  # the ruleset's code under test raised: say where
+            raise Crashed(self.tally.steps, what, err) from err
         self.tally.executed += 1
         return True
-
-    def aimable(self, actor: str, option: ActionOption) -> bool:
-        """Whether some token is a legal target of ``option`` now (the RNG untouched, so the
-        fight plays the same with the audit on or off)."""
-        ids = [option.at] if option.at else [t for t in self.referee.state.tokens if t != actor]
-        return any(self.table.legal(actor, Choice(option, t)) for t in ids)
 
     def start(self) -> bool:
         """Start combat the way Game ▸ Start Combat does, unless it has started."""
@@ -344,11 +344,19 @@ class Driver:
         return self.send(StartCombat(), "Start combat")
 
     def step(self) -> bool:
-        """One gesture of the acting token; False when the fight cannot go on."""
+        """One gesture of the acting token; False when the fight cannot go on (``Crashed``
+        when the ruleset's code raises, naming the step and the gesture)."""
+        try:
+            return self._step()
+        except Crashed:
+            raise
+        except Exception as err:  # the ruleset's code under test raised: say where
+            raise Crashed(self.tally.steps, self.table.doing or "a turn", err) from err
+
+    def _step(self) -> bool:
         referee, tally = self.referee, self.tally
         state, ruleset = referee.state, referee.ruleset
         tally.steps += 1
-        self.table.step = tally.steps
         actor = ruleset.whose_turn(state)
         if actor is None or actor not in state.tokens:
             tally.ended += 1
@@ -358,12 +366,12 @@ class Driver:
         for o in options:
             if not o.enabled and not o.reason.strip():
                 tally.problem(f"{o.label!r} of {actor} is disabled with no reason")
-            elif self.audit and o.enabled and o.target == "token" and not self.aimable(actor, o):
-                tally.aimless.setdefault(o.label, f"{o.label!r} of {actor} is enabled, but no "
-                                         "token is a legal target (the referee refuses every "
-                                         "one)")
             if o.key != "end_turn":
                 tally.offered[o.label] = tally.offered.get(o.label, False) or o.enabled
+            if self.audit and o.enabled and o.target == "token" and o.label not in tally.aimless \
+                    and not self.aimable(actor, o):
+                tally.aimless[o.label] = (f"{o.label!r} of {actor} is enabled, but no token is "
+                                          "a legal target (the referee refuses every one)")
         choice = self.policy.choose(self.table, actor, options)
         if choice is None:
             ends = [o for o in options if o.key == "end_turn"]
