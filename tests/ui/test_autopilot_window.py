@@ -14,7 +14,7 @@ from tacmap.engine.model.state import party_side
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import autopilot
 from tacmap.ui.autopilot import Pilot
-from tacmap.ui.qt import QApplication, QPushButton
+from tacmap.ui.qt import QApplication, QPushButton, submenu
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
 from tests.ui.conftest import shown
@@ -124,8 +124,10 @@ def test_the_toggles_in_the_menu_the_turn_order_and_the_token_menu(
     win.run(StartCombat())
     side = foes(win)[0]
     menu = win.menuBar()
-    combat = next(a.menu() for a in menu.actions() if a.text() == "&Combat")
-    sub = next(a.menu() for a in combat.actions() if a.text() == "&Autopilot")
+    combat = next(submenu(a, win) for a in menu.actions() if a.text() == "&Combat")
+    assert combat is not None
+    sub = next(submenu(a, win) for a in combat.actions() if a.text() == "&Autopilot")
+    assert sub is not None
     win.pilot.fill_menu(sub)
     toggle = next(a for a in sub.actions() if a.text() == f"{side} play themselves")
     toggle.trigger()

@@ -108,10 +108,17 @@ class ResultStrip(QScrollArea):
 
     def sizeHint(self) -> QSize:
         """As tall as its lines at its width, within its minimum and maximum."""
-        width = self.viewport().width() if self.isVisible() else 300
-        tall = self.label.heightForWidth(width) + 2 * self.frameWidth()
+        tall = self.label.heightForWidth(self._text_width()) + 2 * self.frameWidth()
         return QSize(super().sizeHint().width(),
                      max(self.minimumHeight(), min(self.maximumHeight(), tall)))
+
+    def _text_width(self) -> int:
+        """The label's width with the scroll bar shown: measured so, the height asked for
+        is enough whether the bar shows or not (a bar that comes narrows the text and
+        makes it taller)."""
+        if not self.isVisible():
+            return 300
+        return self.width() - 2 * self.frameWidth() - self.verticalScrollBar().sizeHint().width()
 
     def clear(self) -> None:
         """Nothing decided yet."""
@@ -152,7 +159,7 @@ class ResultStrip(QScrollArea):
         # MOST_LINES; back to the usual once a short one comes, so the turn order keeps
         # the rest of the column.
         line = self.fontMetrics().lineSpacing()
-        tall = self.label.heightForWidth(self.viewport().width()) + 2 * self.frameWidth()
+        tall = self.label.heightForWidth(self._text_width()) + 2 * self.frameWidth()
         self.setMaximumHeight(max(line * USUAL_LINES + 12, min(tall, line * MOST_LINES + 12)))
         self.updateGeometry()
         if self.isVisible():
