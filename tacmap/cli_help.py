@@ -81,8 +81,9 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                 "tacmap report fight.tacmap fight-gm.html --gm"]),
     "ruleset": ("The ruleset author's kit: 'ruleset new ID DIR' writes a small working "
                 "ruleset folder, 'ruleset check DIR' checks one (shape, scenarios, every "
-                "offered action played headless). See rulesets/GUIDE.md.",
-                ["tacmap ruleset new my_game /tmp/rulesets",
+                "offered action played headless), 'ruleset guide' prints where the "
+                "author's guide is and opens it.",
+                ["tacmap ruleset guide", "tacmap ruleset new my_game /tmp/rulesets",
                  "tacmap ruleset check /tmp/rulesets/my_game"]),
     "schema": ("Print the encounter file format as a JSON Schema, generated from the records "
                "(--ruleset ID adds that ruleset's own commands, events and round records).",

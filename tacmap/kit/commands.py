@@ -11,12 +11,13 @@ from typing import Any
 
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest
-from tacmap.kit import check, scaffold, schema
+from tacmap.kit import check, guide, scaffold, schema
 
 
 def add_parsers(sub: Any) -> None:
     """``ruleset`` (with ``check`` and ``new``) and ``schema`` on the sub-command parser."""
-    ruleset = sub.add_parser("ruleset", help="check a ruleset folder, or start a new one")
+    ruleset = sub.add_parser("ruleset", help="check a ruleset folder, start a new one, or find "
+                             "the guide (tacmap ruleset guide)")
     kit = ruleset.add_subparsers(dest="kit_command", metavar="ACTION", required=True,
                                  parser_class=type(ruleset))
     checker = kit.add_parser(
@@ -47,6 +48,10 @@ def add_parsers(sub: Any) -> None:
                                      "'tacmap ruleset check' at once, to change into yours.")
     new.add_argument("id", metavar="ID", help="lower-case letters, digits and _")
     new.add_argument("folder", metavar="DIR", type=Path)
+    kit.add_parser("guide", help="print where the ruleset author's guide is, and open it",
+                   description="Print the path of the guide to writing a ruleset (GUIDE.md, "
+                               "installed with tacmap) and open it in the desktop's viewer "
+                               "where there is one.")
     printed = sub.add_parser("schema", help="print the encounter file format as a JSON Schema")
     printed.add_argument("--ruleset", default=None, metavar="ID",
                          help="also name the commands and events of this ruleset")
@@ -61,6 +66,8 @@ def run(args: argparse.Namespace, registry_warn: Callable[[str], None],
     if args.command == "schema":
         print(schema.text(args.ruleset, args.rulesets_dir))
         return 0
+    if args.kit_command == "guide":
+        return guide.main()
     if args.kit_command == "new":
         made = scaffold.write(args.id, args.folder)
         print(f"{made}: new ruleset {args.id!r}; try: tacmap ruleset check {made}")
