@@ -44,6 +44,7 @@ from tacmap.ui.qt import (
     QKeySequence,
     QMenu,
     QPen,
+    QPoint,
     QPushButton,
     QStatusBar,
     Qt,
@@ -531,7 +532,15 @@ class Suggest:
             column.addWidget(label("Nothing to suggest: no plan does better than waiting."))
         dialog.finished.connect(lambda _: self._closed(dialog))
         dialog.show()
+        # In the map's bottom-left corner, not over its middle where the marks are.
+        view = window.view
+        dialog.adjustSize()
+        corner = view.mapToGlobal(QPoint(12, max(0, view.height() - dialog.height() - 40)))
+        dialog.move(corner)
         self.dialog = dialog
+        window.statusBar().showMessage(
+            f"Suggest: {len(found)} plan{'s' if len(found) != 1 else ''} for "
+            f"{self.pilot._name(actor)}, numbered on the map; click one to arm it", 15000)
 
     def _mark(self, state: Encounter, actor: str, plan: Suggestion, i: int) -> None:
         """A numbered ring where the plan ends (the target, or the move's last cell), and a
@@ -574,6 +583,7 @@ class Suggest:
         shows its odds card for the GM to confirm."""
         window = self.pilot.window
         self.clear()
+        window.statusBar().clearMessage()
         for command in plan.commands:
             if isinstance(command, Move | EndTurn):
                 if not window.run(command):
