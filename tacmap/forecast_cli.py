@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from tacmap import house_rules_cli
@@ -175,31 +177,18 @@ def bench(registry: Registry, as_json: bool = False, quick: bool = False) -> int
 
 def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = False) -> int:
     """The autopilot against the greedy policy in mirror matches on each demo's two main
-    sides, and its thinking time per decision; over budget is reported, not an error."""
-    from tacmap.engine.play.autopilot import main_sides, mirror_matches, thinking_times
+    sides, and its thinking time per decision; over budget is reported, not an error.
+    The demos are played side by side, one worker process each, as many at once as the
+    machine has cores (each decision's time is the CPU time of its own thread)."""
+    from concurrent.futures import ProcessPoolExecutor
+
     from tacmap.ui.demos import demos
 
     pairs = 20 if quick else MIRROR_PAIRS
-    rows: list[dict[str, Any]] = []
-    for ruleset_id, _name, path in demos():
-        state = storage.load(path, registry).state
-        ruleset = registry.get(ruleset_id)
-        t0 = time.perf_counter()
-        mirror = mirror_matches(state, ruleset, pairs)
-        share, lo, hi = mirror.share()
-        times = sorted(thinking_times(state, ruleset, 3 if quick else THINKING_FIGHTS))
-        p50, p95, worst = (times[len(times) // 2], times[round(0.95 * (len(times) - 1))],
-                           times[-1]) if times else (0.0, 0.0, 0.0)
-        rows.append({"demo": path.name, "ruleset": ruleset_id,
-                     "sides": list(main_sides(state)), "pairs": mirror.pairs,
-                     "fights": 2 * mirror.pairs, "autopilot_wins": mirror.wins,
-                     "greedy_wins": mirror.losses, "undecided": mirror.undecided,
-                     "share": round(share, 4), "low": round(lo, 4), "high": round(hi, 4),
-                     "decisions": len(times), "think_p50_ms": round(p50, 3),
-                     "think_p95_ms": round(p95, 3), "think_max_ms": round(worst, 3),
-                     "seconds": round(time.perf_counter() - t0, 1),
-                     "ok": share >= MIRROR_BUDGET and p95 <= THINKING_P95
-                     and worst <= THINKING_MAX})
+    fights = 3 if quick else THINKING_FIGHTS
+    work = [(ruleset_id, str(path), pairs, fights) for ruleset_id, _name, path in demos()]
+    with ProcessPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1))) as pool:
+        rows = list(pool.map(_autopilot_row, *zip(*work, strict=True)))
     if as_json:
         print(json.dumps(rows, indent=2))
         return bench_code(rows)
@@ -215,6 +204,30 @@ def bench_autopilot(registry: Registry, as_json: bool = False, quick: bool = Fal
               f"{THINKING_MAX:g} ms  {mark}")
     return bench_code(rows)
 
+
+
+def _autopilot_row(ruleset_id: str, path: str, pairs: int, fights: int) -> dict[str, Any]:
+    """One demo's line of ``bench_autopilot``, played in a worker process."""
+    from tacmap.engine.play.autopilot import main_sides, mirror_matches, thinking_times
+
+    registry = Registry()
+    state = storage.load(Path(path), registry).state
+    ruleset = registry.get(ruleset_id)
+    t0 = time.perf_counter()
+    mirror = mirror_matches(state, ruleset, pairs)
+    share, lo, hi = mirror.share()
+    times = sorted(thinking_times(state, ruleset, fights))
+    p50, p95, worst = (times[len(times) // 2], times[round(0.95 * (len(times) - 1))],
+                       times[-1]) if times else (0.0, 0.0, 0.0)
+    return {"demo": Path(path).name, "ruleset": ruleset_id,
+            "sides": list(main_sides(state)), "pairs": mirror.pairs,
+            "fights": 2 * mirror.pairs, "autopilot_wins": mirror.wins,
+            "greedy_wins": mirror.losses, "undecided": mirror.undecided,
+            "share": round(share, 4), "low": round(lo, 4), "high": round(hi, 4),
+            "decisions": len(times), "think_p50_ms": round(p50, 3),
+            "think_p95_ms": round(p95, 3), "think_max_ms": round(worst, 3),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "ok": share >= MIRROR_BUDGET and p95 <= THINKING_P95 and worst <= THINKING_MAX}
 
 def bench_code(rows: list[dict[str, Any]]) -> int:
     """``tacmap bench``'s exit code: 1 when a figure misses its budget, else 0."""

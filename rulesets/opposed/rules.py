@@ -869,12 +869,9 @@ class Opposed(TurnRuleset[Data]):
 
     def _act(self, ctx: Resolution, cmd: Act) -> None:
         head = cmd.action.partition(":")[0]
-        if head == "flourish":
-            self._attack(ctx, cmd.actor, cmd.target, "", self._flourish(cmd.action),
-                         cmd.detail)
-            return
-        if head == "strike":
-            self._attack(ctx, cmd.actor, cmd.target, "", None, cmd.detail)
+        if head in ("flourish", "strike"):
+            flourish = self._flourish(cmd.action) if head == "flourish" else None
+            self._attack(ctx, cmd.actor, cmd.target, "", flourish, cmd.detail)
             return
         handler = acts.HANDLERS.get(head)
         if handler is None:
@@ -887,6 +884,8 @@ class Opposed(TurnRuleset[Data]):
 
     def set_stance(self, ctx: Resolution, stance: str) -> None:
         ctx.emit(DataChanged("opportunity", ctx.state.data.get("opportunity"), stance))
+
+    forecast_hints = views.forecast_hints  # README "The autopilot"
 
     def out_of_fight(self, token: Token) -> bool:
         """Unconscious ("unable to act by themselves") or dead. Falling and incapacitated

@@ -13,6 +13,7 @@ from tacmap.api import (
     Aim,
     Command,
     Encounter,
+    Hints,
     OrderRow,
     Preview,
     RowState,
@@ -239,3 +240,11 @@ def opportunity_notes(rules: Rules, state: Encounter, runner: Token,
     if back:
         out.append(f"{both(back)} cannot attack {runner.name} back: no attack of opportunity")
     return out
+
+
+def forecast_hints(rules: object) -> Hints:
+    """What the autopilot needs to know here (README "The autopilot")."""
+    # The opposed roll's exact odds already choose between strikes and flourishes well;
+    # a few throws of each plan only add noise between plans of nearly equal worth (mirror
+    # bench, 100 pairs: 61% with the odds alone, 47 to 56% with 4 or 8 throws a plan).
+    return Hints(rollouts=False)

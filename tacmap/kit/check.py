@@ -190,8 +190,9 @@ def check_shape(folder: Path, warn: Callable[[str], None]
                                f"{len(FILES)} files, ruleset.toml converts"), loaded
 
 
-def check_scenarios(folder: Path, registry: Registry) -> Part:
-    """Every ``*.jsonl`` under ``folder`` replays as written."""
+def check_scenarios(folder: Path, registry: Registry, ruleset_id: str = "") -> Part:
+    """Every ``*.jsonl`` under ``folder`` replays as written (under ``ruleset_id``, if given:
+    the ruleset being checked)."""
     files = sorted(folder.rglob("*.jsonl")) if folder.is_dir() else []
     if not files:
         return Part("scenarios", False, f"no scenario files (*.jsonl) under {folder}",
@@ -200,7 +201,7 @@ def check_scenarios(folder: Path, registry: Registry) -> Part:
     steps = 0
     for path in files:
         try:
-            referee = run(path, registry)
+            referee = run(path, registry, ruleset_id)
             if replay(referee.initial_state(), referee.log) != referee.state:
                 raise Mismatch(f"{path.name}: its log does not replay to the same state")
             steps += len(load_lines(path)) - 1
@@ -216,7 +217,7 @@ def check_scenarios(folder: Path, registry: Registry) -> Part:
 def find_scenarios(folder: Path, ruleset_id: str) -> Path:
     """Where the scenario files are: the folder's ``scenarios/``, else, for a built-in ruleset
     in a checkout of tacmap, the project's ``tests/scenarios/<id>/`` (where its tests keep
-    them; the wheel has none)."""
+    them; the wheel carries them in the folder's ``scenarios/``)."""
     own = folder / "scenarios"
     project = folder.resolve().parent.parent / "tests" / "scenarios" / ruleset_id
     return project if not own.is_dir() and project.is_dir() else own
@@ -315,7 +316,7 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             problems += [f"{where}: {p}" for p in tally.problems]
             problems += [f"{where}: {p}" for p in exact(referee, start, registry)]
             played += 1
-    summary = (f"{seeds} seeds × {rounds} rounds on {demo.name}"
+    summary = (f"{seeds} seed{'' if seeds == 1 else 's'} × {rounds} rounds on {demo.name}"
                + (f" and once under each of {played} house rule values" if played else "")
                + f": {totals['tried']:,} options "
                f"tried ({len(labels)} different), {totals['executed']:,} executed, "
@@ -353,7 +354,8 @@ def check(folder: Path, *, demo: Path | None = None, scenarios: Path | None = No
     registry, ruleset = loaded
 
     def scenario_part() -> Part:
-        return check_scenarios(scenarios or find_scenarios(folder, ruleset.id), registry)
+        return check_scenarios(scenarios or find_scenarios(folder, ruleset.id), registry,
+                               ruleset.id)
 
     def contract_part() -> Part:
         return check_contract(registry, ruleset, demo or find_demo(folder, ruleset.id),

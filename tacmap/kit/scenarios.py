@@ -161,13 +161,18 @@ def _merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run(path: Path, registry: Registry) -> Referee:
-    """Run one scenario file; ``Mismatch`` on the first step that does not go as written."""
+def run(path: Path, registry: Registry, ruleset_id: str = "") -> Referee:
+    """Run one scenario file; ``Mismatch`` on the first step that does not go as written.
+    ``ruleset_id``: play it under that ruleset whatever its encounter names (a copy of a
+    built-in ruleset under a new id checks the copy, not the original)."""
     lines = load_lines(path)
     if not lines or "encounter" not in lines[0]:
         raise Mismatch(f"{path.name}: the first line must hold the encounter")
+    encounter = lines[0]["encounter"]
+    if ruleset_id and isinstance(encounter, dict):
+        encounter = {**encounter, "ruleset": ruleset_id}
     try:
-        state = build_state(lines[0]["encounter"], registry)
+        state = build_state(encounter, registry)
     except (InputError, KeyError, TypeError) as err:
         raise Mismatch(f"{path.name}:{lines[0]['_line']}: the encounter: {err}") from None
     rules = registry.get(state.ruleset)

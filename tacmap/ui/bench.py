@@ -229,6 +229,7 @@ def run(registry: Registry, ruleset: Ruleset, big: Callable[..., Encounter], qui
         _log_figures(registry, quick, measure, home)
 
     _forecast_figures(registry, quick, measure)
+    _autopilot_figures(registry, quick, measure)
     _cold_figures(quick, measure)
 
 
@@ -335,6 +336,94 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
             1.25, "max", "×")
     measure("forecast dock: opening it blocks the window", [opening], 100.0, "max")
     measure("forecast dock: from the click to the first estimate", [first], 2000.0, "max")
+
+
+def _autopilot_figures(registry: Registry, quick: bool, measure: Measure) -> None:
+    """A drag on the map while the autopilot thinks in its worker process (issue 35),
+    against the same drag with the worker idle: the window only asks and draws. The
+    worker is kept thinking all along (a new question as each answer comes, as the
+    window's poll does), on the demo whose decisions take longest (reflex)."""
+    from tacmap.engine.play.referee import Referee
+    from tacmap.ui.demos import demo_folder
+    from tacmap.ui.map.scene import MapScene
+    from tacmap.ui.map.view import MapView
+    from tacmap.ui.qt import QApplication, QMainWindow
+    from tacmap.ui.workers import Worker, decide_task
+
+    state = storage.load(demo_folder() / "reflex_demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    referee = Referee(state, ruleset)
+    referee.execute(StartCombat())
+    window = QMainWindow()
+    view = MapView(MapScene(referee.state, ruleset), referee)
+    window.setCentralWidget(view)
+    window.resize(1600, 900)
+    window.show()
+    view.fit()
+    QApplication.processEvents()
+    actor = ruleset.whose_turn(referee.state)
+    mover = next(t for t in referee.state.tokens.values() if t.id != actor
+                 and not ruleset.out_of_fight(t))
+    worker = Worker()
+    thinking = {"on": False, "job": -1, "answers": 0}
+
+    def ask() -> None:
+        thinking["job"] = worker.submit(decide_task, referee.state, ruleset, actor,
+                                        referee.state.seed, {})
+
+    def poll() -> None:  # the window's poll timer: take the answer, ask again
+        for report in worker.reports():
+            if report.job == thinking["job"] and report.over:
+                thinking["answers"] += 1
+                if thinking["on"]:
+                    ask()
+
+    reps = 60 if quick else 100
+    cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2)
+             for i in range(reps)]
+
+    def drag() -> list[float]:
+        assert view.controller is not None
+        view.controller.begin(mover.id, (0.5, 0.5))
+        samples = []
+        for cell in cells:
+            start = time.perf_counter()
+            QApplication.processEvents()
+            poll()
+            view.controller.move_to(cell)
+            view.viewport().repaint()
+            took = time.perf_counter() - start
+            samples.append(took * 1000)
+            time.sleep(max(0.0, MOUSE_EVERY - took))
+        view.controller.cancel()
+        return samples
+
+    ask()  # the worker started and warm before anything is timed
+    while thinking["answers"] < 1:
+        poll()
+        time.sleep(0.01)
+    alone: list[float] = []
+    beside: list[float] = []
+    for _ in range(2 if quick else 3):
+        thinking["on"] = True
+        ask()
+        beside += drag()
+        thinking["on"] = False
+        until = time.perf_counter() + 2.0
+        while thinking["job"] >= 0 and time.perf_counter() < until:
+            before = thinking["answers"]
+            poll()
+            if thinking["answers"] > before:
+                break
+            time.sleep(0.01)
+        alone += drag()
+    worker.close()
+    window.close()
+    measure("autopilot: drag step, worker idle (reflex demo, 60 Hz mouse)", alone, 50.0, "max")
+    measure(f"autopilot: drag step while it thinks beside the window ({thinking['answers']} "
+            "decisions meanwhile)", beside, 50.0, "max")
+    measure("autopilot: drag p95 while it thinks ÷ without", [p95(beside) / p95(alone)],
+            1.25, "max", "×")
 
 
 def _cold_figures(quick: bool, measure: Measure) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files import storage
-from tacmap.engine.model.commands import Command, EndTurn, Move, StartCombat
+from tacmap.engine.model.commands import Act, Attack, Command, EndTurn, Move, StartCombat
 from tacmap.engine.model.state import Encounter, MapSpec, Token, Wall
 from tacmap.engine.play.autopilot import (
     Known,
@@ -254,3 +255,81 @@ def test_in_a_side_s_turn_another_member_acts_before_the_side_ends_it(
     command = decide(ref.state, rules, "ana", seed=1)
     assert not isinstance(command, EndTurn)
     assert command.actor == "cy"  # type: ignore[attr-defined]
+
+
+def _aldric_by_barry(registry: Registry, pool: int) -> tuple[Referee, Ruleset]:
+    """Action_pool's demo cut down to Ser Aldric (Mighty Blow: two more damage dice, two
+    more pool dice discarded) with ``pool`` dice left, next to Barry, on his turn."""
+    state = storage.load(DEMOS / "demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    aldric = state.tokens["aldric"]
+    state.tokens = {"aldric": aldric,
+                    "barry": msgspec.structs.replace(state.tokens["barry"], x=aldric.x + 1,
+                                                     y=aldric.y)}
+    referee = Referee(state, ruleset)
+    referee.execute(StartCombat(order=("aldric", "barry")))
+    me = referee.state.tokens["aldric"]
+    referee.state.tokens["aldric"] = msgspec.structs.replace(
+        me, values={**me.values, "pool": pool})
+    return referee, ruleset
+
+
+def test_a_knight_short_of_dice_swings_a_plain_blow_not_one_that_drains_his_pool(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The odds card prices the Mighty Blow alone (more damage); played on to his next
+    # turn, the two dice it discards leave him nothing to attack with.
+    referee, ruleset = _aldric_by_barry(registry, pool=2)
+    chosen = decide(referee.state, ruleset, "aldric", 1)
+    assert isinstance(chosen, Attack) and chosen.target == "barry"
+    # From the odds alone (the heuristic the throws start from) it would take the blow.
+    from tacmap.engine.play import autopilot
+
+    monkeypatch.setattr(autopilot.Autopilot, "rolled",
+                        lambda self, table, me, first, offered: first)
+    alone = decide(referee.state, ruleset, "aldric", 1)
+    assert isinstance(alone, Act) and alone.action == "mighty_blow"
+
+
+def test_a_ruleset_can_turn_the_autopilot_s_playing_on_off(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tacmap.engine.play import autopilot
+
+    thrown: list[str] = []
+    real = autopilot.Autopilot.throw
+
+    def throw(self: autopilot.Autopilot, *args: Any) -> float:
+        thrown.append(self.ruleset.id)
+        return real(self, *args)
+
+    monkeypatch.setattr(autopilot.Autopilot, "throw", throw)
+    for name in ("demo.tacmap", "opposed_demo.tacmap"):
+        state = storage.load(DEMOS / name, registry).state
+        ruleset = registry.get(state.ruleset)
+        referee = started(state, ruleset)
+        pilot, driver = pilot_for(referee, 1)
+        for _ in range(60):
+            actor = ruleset.whose_turn(referee.state)
+            if actor is None:
+                break
+            referee.execute(next_command(pilot, driver, actor))
+    # opposed's hint (README "The autopilot"): its exact odds choose alone.
+    assert "action_pool" in thrown and "opposed" not in thrown
+    assert hints_of(registry.get("opposed")).rollouts is False
+
+
+def test_two_autopilot_sides_close_in_and_fight_it_out(registry: Registry) -> None:
+    # Holding back while the enemy walks in beats the greedy policy, but two sides that
+    # both hold back would stand apart all fight: the autopilot ends its turn rather
+    # than attack, never rather than close in.
+    from functools import partial
+
+    from tacmap.engine.play.autopilot import ALL, main_sides
+    from tacmap.engine.play.forecast import MAX_ROUNDS, fight_seed, play_fight
+
+    state = storage.load(DEMOS / "demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    start = mirrored(state, main_sides(state)[0])
+    for k in range(6):
+        fight = play_fight(start, ruleset, fight_seed(5, k), {}, MAX_ROUNDS,
+                           partial(by_side, auto=ALL))
+        assert fight.winner is not None and fight.rounds < 15

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
 import pytest
 
 from tacmap.cli import main
+from tacmap.engine.rules.turns import TurnRuleset
 from tacmap.kit import guide
 
 
@@ -38,3 +41,28 @@ def test_the_kit_s_help_and_the_new_ruleset_name_the_command(
     with pytest.raises(SystemExit):
         main(["ruleset", "--help"])
     assert "guide" in capsys.readouterr().out
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "rulesets" / "GUIDE.md"
+
+
+def test_the_guide_s_sections_are_numbered_once_each_in_order() -> None:
+    numbers = [int(m) for m in re.findall(r"^## (\d+)\.", GUIDE.read_text(), re.M)]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_every_hook_of_the_turn_machinery_is_in_the_guide() -> None:
+    text = GUIDE.read_text()
+    hooks = [name for name, _ in inspect.getmembers(TurnRuleset, inspect.isfunction)
+             if not name.startswith("_") and name in vars(TurnRuleset)]
+    assert len(hooks) > 30
+    missing = [h for h in hooks if f"`{h}(" not in text and f"`{h}`" not in text]
+    assert missing == []
+
+
+def test_the_guide_shows_a_turn_ruleset_loading_its_tables_as_the_class_does() -> None:
+    text = GUIDE.read_text()
+    assert "super().__init__(manifest, Data)" in text
+    assert "super().__init__(manifest, Data)" in (
+        Path(__file__).resolve().parents[2] / "tacmap" / "kit" / "template" / "rules.py"
+    ).read_text()

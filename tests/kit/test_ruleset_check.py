@@ -113,7 +113,7 @@ def test_a_refused_option_fails_the_contract_and_names_it(
     code, out = check(capsys, made, "--seeds", "1")
     assert code == 2
     contract = out[out.index("contract:"):].splitlines()
-    assert contract[0].startswith("contract: FAILED — 1 seeds × 20 rounds")
+    assert contract[0].startswith("contract: FAILED — 1 seed × 20 rounds")
     assert contract[1].startswith("    seed 0: ")
     assert contract[1].endswith("was refused: only a 20 is allowed")
 

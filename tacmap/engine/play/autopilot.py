@@ -73,6 +73,15 @@ TRIALS = 8
 _OWN: list[tuple[dict[OddsKey, Odds | None], dict[OddsKey, Odds | None]]] = []
 #: Picks checked against the preview for one decision before the turn is ended instead.
 TRIES = 8
+#: Plans weighed against each other by playing on from each (the heuristic's pick, the
+#: next attacks by worth, a move, ending the turn), and throws of each: a fixed count,
+#: not a time budget, so that a choice is the same on every machine.
+PLANS = 4
+ROLLOUTS = 8
+#: Each throw plays on until the acting token's next turn starts, within this many rounds
+#: (the rest of this one included) and this many gestures.
+HORIZON = 2
+HORIZON_STEPS = 400
 #: Fights each plan of ``suggest`` is played out in to price it.
 SUGGEST_FIGHTS = 24
 
@@ -145,6 +154,8 @@ class Autopilot(Aggressive):
         self.ruleset = ruleset
         self.known = known if known is not None else Known()
         self.unseen: frozenset[str] = frozenset()
+        #: The greedy policy's odds in the throws (its own: the autopilot's are priced).
+        self.thrown: dict[OddsKey, Odds | None] = {}
 
     def choose(self, table: Table, actor: str, options: Sequence[ActionOption]
                ) -> Choice | None:
@@ -167,6 +178,8 @@ class Autopilot(Aggressive):
             choice = None  # a hinted option the table aimed at a token its side cannot see
         if choice is None:
             choice = self.teammate(table, me)
+        elif self.hints.rollouts and not choice.by and not self.unseen:
+            choice = self.rolled(table, me, choice, offered)
         _THINKING.append((time.thread_time() - start) * 1000)
         return choice
 
@@ -191,6 +204,66 @@ class Autopilot(Aggressive):
             if choice is not None and choice.target not in self.unseen:
                 return replace(choice, by=other.id)
         return None
+
+    def rolled(self, table: Table, me: Token, first: Choice,
+               offered: Sequence[ActionOption]) -> Choice | None:
+        """Of ``first`` and a few other plans, the one whose throws played on leave the
+        side best off (``standing``); ``first`` among equals."""
+        plans: list[Choice | None] = [first]
+        # The next attacks by worth, whatever their target: what an ability spends (pool
+        # dice, stamina) shows only in the turns that follow.
+        for _worth, other in sorted(self.scored, key=lambda s: -s[0]):
+            if len(plans) >= PLANS - 1:
+                break
+            if other not in plans and table.legal(me.id, other):
+                plans.append(other)
+        enabled = [o for o in offered if o.enabled and o.key not in self.hints.avoid
+                   and o.key != "end_turn"]
+        move = next((o for o in enabled if o.key == "move"), None)
+        if move is not None and first.option.key != "move" and self.moves < 2:
+            step = self.approach(table, me, move, enabled)
+            if step is not None and step not in plans and table.legal(me.id, step):
+                plans.append(step)
+        # Ending the turn is weighed against an attack (a dice pool kept for later), not
+        # against closing in: against the greedy policy, which always walks in, holding
+        # back wins, but two sides that both hold stand apart all fight (README).
+        if first.option.key != "move" and any(
+                o.key == "end_turn" and o.enabled for o in offered):
+            plans.append(None)
+        if len(plans) == 1:
+            return first
+        state = table.state
+        scores = [sum(self.throw(state, plan, me, i) for i in range(ROLLOUTS))
+                  for plan in plans]
+        best = plans[scores.index(max(scores))]
+        if best is not first:
+            self.pending = None
+            if best is not None and best.option.key == "move":
+                self.moves += 1
+        return best
+
+    def throw(self, state: Encounter, plan: Choice | None, me: Token, i: int) -> float:
+        """How well ``me``'s side stands after ``plan`` (None: End turn) and the greedy
+        policy playing on until its next turn starts, with dice of throw ``i``'s own."""
+        copy = state.copy()
+        copy.seed, copy.dice_drawn = fight_seed(state.seed + 15485863 * (state.dice_drawn + 1),
+                                                i), 0
+        referee = Referee(copy, self.ruleset)
+        driver = Driver(referee, Aggressive(random.Random(i), self.hints, self.thrown),
+                        random.Random(i + 1), fog=False)
+        try:
+            referee.execute(plan.command(me.id) if plan is not None else EndTurn())
+        except RuleError:
+            return -math.inf
+        hints, ruleset, start = self.hints, self.ruleset, state.round
+
+        def over(s: Encounter) -> bool:
+            if s.round > start and ruleset.whose_turn(s) == me.id:
+                return True
+            return len({t.side for t in s.tokens.values() if not hints.out(t)}) <= 1
+
+        driver.play(rounds=HORIZON, max_steps=HORIZON_STEPS, stop=over)
+        return standing(referee.state, me.side, hints)
 
     def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
         """The card's odds; for an attack that deals no damage, with the chance it takes
@@ -266,6 +339,17 @@ class Autopilot(Aggressive):
         if best is not None:
             return Choice(move, path=(best[1],))
         return super().approach(table, me, move, enabled)
+
+
+def standing(state: Encounter, side: str, hints: Hints) -> float:
+    """``side``'s tokens still in the fight less the others', each counted 1 plus the share
+    of its HP it has left."""
+    total = 0.0
+    for t in state.tokens.values():
+        if not hints.out(t):
+            worth = 1 + t.hp / max(t.max_hp, 1) if t.hp > 0 else 0.5
+            total += worth if t.side == side else -worth
+    return total
 
 
 class BySide:

@@ -124,6 +124,8 @@ class Aggressive:
         self.pending: tuple[int, OddsKey] | None = None
         self.refused: set[OddsKey] = set()
         self.refused_at = -1
+        #: Every attack ``best_attack`` valued in its last call, with its worth.
+        self.scored: list[tuple[float, Choice]] = []
         self.turn: tuple[int, str] = (-1, "")
         self.moves = 0
         # (mover, from, to) with no way there at all: walls stay put for the fight, and
@@ -178,6 +180,7 @@ class Aggressive:
         enemies = sorted((t for t in state.tokens.values()
                           if t.side != me.side and not self.out(t)), key=lambda t: t.hp)
         best: tuple[float, OddsKey, Choice] | None = None
+        self.scored = []
         fresh = 0
         # The numbers the ruleset tracks on the attacker (a dice pool, stamina, actions
         # left) and its conditions change its odds: the key holds them. Lists and words
@@ -225,6 +228,8 @@ class Aggressive:
                 if odds is None:
                     continue
                 value = self.value(odds, target)
+                if value > 0:
+                    self.scored.append((value, Choice(option, target.id)))
                 if value > 0 and (best is None or value > best[0]):
                     best = (value, key, Choice(option, target.id))
         return None if best is None else (best[1], best[2])

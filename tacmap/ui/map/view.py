@@ -20,6 +20,7 @@ from tacmap.ui.qt import (
     QGraphicsView,
     QKeyEvent,
     QMouseEvent,
+    QMoveEvent,
     QPainter,
     QPixmapCache,
     QPoint,
@@ -27,6 +28,7 @@ from tacmap.ui.qt import (
     QRectF,
     QResizeEvent,
     QSize,
+    QSizeF,
     Qt,
     QTransform,
     QWheelEvent,
@@ -123,7 +125,13 @@ class MapView(QGraphicsView):
         #: the window is resized, never because a dock took or gave back room.
         self.refit_on_any_resize = False
         self._fitted_window: QSize | None = None
-        scene.sceneRectChanged.connect(self._scroll_area)
+        #: The viewport's corner in the window and the scene point under it (``_hold``).
+        self._held: tuple[QPoint, QPointF] | None = None
+        self._resizing = False
+        self._placing = False
+        #: The view's size less its viewport's (frame and scroll bars) at the last resize.
+        self._frame = QSize(0, 0)
+        scene.sceneRectChanged.connect(lambda _rect: self._scroll_area())
         self._scroll_area()
         self._area_preview: TemplatePreview | None = None
 
@@ -180,6 +188,7 @@ class MapView(QGraphicsView):
         if abs(factor - 1) > 1e-9:
             self.scale(factor, factor)
         self.map_scene.set_overview(self.zoom * CELL < OVERVIEW_BELOW)
+        self._remember()
 
     def zoom_by(self, factor: float) -> None:
         """Zoom in (factor > 1) or out."""
@@ -255,31 +264,98 @@ class MapView(QGraphicsView):
                                               (top - bottom) / 2 / scale))
         self.map_scene.set_overview(self.zoom * CELL < OVERVIEW_BELOW)
         self._fitted_window = self.window().size()
+        self._remember()
 
-    def _scroll_area(self) -> None:
+    def _scroll_area(self, shown: QRectF | None = None) -> None:
         """Scroll as far as the whole map and half a cell past it (tags and padding stay in view).
 
         No further: a fitted map then needs no scroll bar, and one appears as soon
-        as a dock takes room from the map, so nothing is ever out of reach.
+        as a dock takes room from the map, so nothing is ever out of reach. ``shown``
+        (what the map must keep showing where it is, ``_hold``) is added to it.
         """
         # The fit's half cell and padding, less two pixels: a fitted map never shows a
         # scroll bar for a rounding error.
         pixels = max(max(self.fit_padding) - 2, 0)
         margin = SCROLL_MARGIN * CELL + pixels / max(self.zoom, MIN_SCALE)
         rect = self.map_rect().adjusted(-margin, -margin, margin, margin)
+        if shown is not None:
+            rect = rect.united(shown)
         if rect != self.sceneRect():
             self.setSceneRect(rect)
 
+    def _viewport_at(self) -> QPoint:
+        """Where the viewport's corner is in the window (a dock on the left moves it)."""
+        return self.viewport().mapTo(self.window(), QPoint(0, 0))
+
+    def _remember(self) -> None:
+        """Note where the map is in the window, for ``_hold``."""
+        self._held = (self._viewport_at(), self.mapToScene(QPoint(0, 0)))
+
+    def _hold(self) -> None:
+        """Keep each point of the map where it was in the window after a dock took or gave
+        back room: the viewport's corner moved, the scene point under it moves as much."""
+        if self._held is None:
+            self._scroll_area()
+            self._remember()
+            return
+        was_at, corner = self._held
+        scale = max(self.zoom, MIN_SCALE)
+        moved = self._viewport_at() - was_at
+        corner = corner + QPointF(moved.x() / scale, moved.y() / scale)
+        # The room without scroll bars, less half a pixel: a map that fits then needs none
+        # (not even for a rounding error), and the half pixel is never drawn.
+        room = self.maximumViewportSize()
+        shown = QRectF(corner, QSizeF((room.width() - 0.5) / scale,
+                                      (room.height() - 0.5) / scale))
+        self._placing = True
+        try:
+            self._scroll_area(shown)
+            # Scroll bars coming or going as the area changes move the viewport's corner:
+            # put the corner back over ``corner`` until it stays (twice is the most seen).
+            for _ in range(3):
+                off = (self.mapToScene(QPoint(0, 0)) - corner) * scale
+                if abs(off.x()) < 0.5 and abs(off.y()) < 0.5:
+                    break
+                bars = self.horizontalScrollBar(), self.verticalScrollBar()
+                bars[0].setValue(bars[0].value() - round(off.x()))
+                bars[1].setValue(bars[1].value() - round(off.y()))
+        finally:
+            self._placing = False
+        # The corner meant, not the one reached: a scroll bar's whole pixels would
+        # otherwise add up, a pixel a dock, into a drift.
+        self._held = (self._viewport_at(), corner)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        if not self._resizing and not self._placing:
+            self._remember()  # a pan or a scroll; not Qt's own as the size changes, not _hold's
+
+    def moveEvent(self, event: QMoveEvent) -> None:
+        super().moveEvent(event)
+        # A dock that takes room on the left moves the view and resizes it; the resize
+        # comes next, and until then the viewport has its old size: hold then.
+        if not self.refit_on_any_resize and self.size() == self.viewport().size() \
+                + self._frame:
+            self._hold()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
+        self._resizing = True
+        try:
+            super().resizeEvent(event)
+        finally:
+            self._resizing = False
+        self._frame = self.size() - self.viewport().size()
         # The GM's window refits only when the window itself changed size: a dock
-        # appearing or changing width leaves the scale alone (scroll bars reach
-        # what it covers). The player view refits on any change.
+        # appearing or changing width leaves the scale alone, and the map where it was
+        # on the screen (scroll bars reach what it covers). The player view refits on
+        # any change.
         if self.auto_fit and (self.refit_on_any_resize
                               or self.window().size() != self._fitted_window):
             self._fit()
-        else:
+        elif self.refit_on_any_resize:
             self._scroll_area()
+        else:
+            self._hold()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
