@@ -282,6 +282,7 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
     totals: Counter[str] = Counter()
     labels: set[str] = set()
     offered: dict[str, bool] = {}
+    keys: set[str] = set()
     aimless: dict[str, str] = {}
     for seed in range(seeds):
         start = storage.load(demo, registry)
@@ -303,6 +304,12 @@ def check_contract(registry: Registry, ruleset: Ruleset, demo: Path | None, roun
             aimless.setdefault(label, f"seed {seed}: {said}")
         for label, enabled in tally.offered.items():
             offered[label] = offered.get(label, False) or enabled
+        keys |= tally.keys
+    if not keys - {"move", "end_turn"}:
+        # What a misnamed or empty ``options`` view leaves: the machinery's own buttons.
+        problems.append("no step offered an action of the ruleset's own, only Move and End "
+                        "turn: the Actions panel is empty of your rules (is `options` in "
+                        "views.py named so, and does it return the options?)")
     never = sorted(label for label, enabled in offered.items() if not enabled)
     played = 0
     for key, option in ruleset.manifest.options.items():

@@ -65,12 +65,25 @@ def test_an_option_enabled_with_no_legal_target_is_listed_and_strict_fails(
     edit(made / "views.py", '"" if near else "no enemy within reach"', '""')
     code, out = check(capsys, made)
     assert code == 0 and "contract: ok" in out, out
-    assert re.search(r"seed 0: 'Attack' of \w+ is enabled, but no token is a legal target "
+    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a legal target "
                      r"\(the referee refuses every one\)", out), out
     code, out = check(capsys, made, "--strict")
     assert code == 2
-    assert re.search(r"seed 0: 'Attack' of \w+ is enabled, but no token is a legal target "
+    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a legal target "
                      r"\(the referee refuses every one\)", out), out
+
+
+def test_an_options_view_that_offers_nothing_fails_the_contract(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The window's Actions panel would hold only the machinery's Move and End turn.
+    edit(made / "views.py", "def options(", "def options_meant(")
+    (made / "views.py").write_text((made / "views.py").read_text() + (
+        "\n\ndef options(rules: TurnRuleset[Any], state: Encounter, token: Token"
+        ") -> list[ActionOption]:\n    return []\n"))
+    code, out = check(capsys, made)
+    assert code == 2
+    assert "contract: FAILED" in out
+    assert "only Move and End turn: the Actions panel is empty of your rules" in out
 
 
 def test_an_option_never_offered_is_listed_and_strict_fails(

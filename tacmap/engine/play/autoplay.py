@@ -220,6 +220,8 @@ class Tally:
     offered: dict[str, bool] = field(default_factory=dict)
     """Every option label the acting tokens were shown (End turn aside), and whether it
     was ever enabled: one never enabled was never offered."""
+    keys: set[str] = field(default_factory=set)
+    """The keys of every option the acting tokens were shown (``"move"``, ``"attack"`` …)."""
     aimless: dict[str, str] = field(default_factory=dict)
     """Options enabled when no token was a legal target, by label, said the first time
     (the built-ins leave Attack enabled and let the target's preview say why: a note for
@@ -366,12 +368,14 @@ class Driver:
         for o in options:
             if not o.enabled and not o.reason.strip():
                 tally.problem(f"{o.label!r} of {actor} is disabled with no reason")
+            tally.keys.add(o.key)
             if o.key != "end_turn":
                 tally.offered[o.label] = tally.offered.get(o.label, False) or o.enabled
             if self.audit and o.enabled and o.target == "token" and o.label not in tally.aimless \
                     and not self.aimable(actor, o):
-                tally.aimless[o.label] = (f"{o.label!r} of {actor} is enabled, but no token is "
-                                          "a legal target (the referee refuses every one)")
+                tally.aimless[o.label] = (f"step {tally.steps}: {o.label!r} of {actor} is "
+                                          "enabled, but no token is a legal target (the "
+                                          "referee refuses every one)")
         choice = self.policy.choose(self.table, actor, options)
         if choice is None:
             ends = [o for o in options if o.key == "end_turn"]
