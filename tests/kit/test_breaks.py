@@ -65,12 +65,12 @@ def test_an_option_enabled_with_no_legal_target_is_listed_and_strict_fails(
     edit(made / "views.py", '"" if near else "no enemy within reach"', '""')
     code, out = check(capsys, made)
     assert code == 0 and "contract: ok" in out, out
-    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a legal target "
-                     r"\(the referee refuses every one\)", out), out
+    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a "
+                     r"legal target \(the referee refuses every one\)", out), out
     code, out = check(capsys, made, "--strict")
     assert code == 2
-    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a legal target "
-                     r"\(the referee refuses every one\)", out), out
+    assert re.search(r"seed 0: step \d+: 'Attack' of \w+ is enabled, but no token is a "
+                     r"legal target \(the referee refuses every one\)", out), out
 
 
 def test_an_options_view_that_offers_nothing_fails_the_contract(
