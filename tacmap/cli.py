@@ -100,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--gm", action="store_true",
                         help="include everything: GM-only rolls, hidden tokens, all hit points")
 
+    desktop = sub.add_parser("desktop", help="add tacmap's menu entry, icon and file type "
+                             "for this user (or remove them)")
+    desktop.add_argument("action", choices=("install", "uninstall"),
+                         help="install: write them; uninstall: remove them")
+
     check = sub.add_parser("check", help="validate an encounter file")
     check.add_argument("file", metavar="FILE", help="the encounter file (.tacmap)")
 
@@ -172,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("rulesets", "demos", "open", "render", "new", "import", "report", "check", "measure",
-            "play", "roll", "bench", "ruleset", "schema", "forecast", "rules")
+            "play", "roll", "bench", "ruleset", "schema", "forecast", "rules", "desktop")
 
 
 def _window_only(argv: list[str]) -> argparse.Namespace | None:
@@ -370,6 +375,10 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
 
         print(report_file(registry, Path(args.file), Path(args.out), args.gm))
         return 0
+    if args.command == "desktop":
+        from tacmap import desktop
+
+        return desktop.main(args.action)
     if args.command == "check":
         loaded = storage.load(args.file, registry)
         try:

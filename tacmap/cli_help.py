@@ -47,6 +47,12 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
     "demos": ("List the demo encounters shipped with tacmap: ruleset id, name and path, and "
               "the scripts that play them.",
               ["tacmap demos"]),
+    "desktop": ("Add tacmap to the desktop for the current user, as the .deb does: on Linux "
+                "a menu entry, the icon and the *.tacmap file type (double-click opens the "
+                "file) under $XDG_DATA_HOME (~/.local/share), starting this very install; on "
+                "Windows a Start menu shortcut. uninstall removes them. For pip, pipx and uv "
+                "installs; the .deb and the frozen app bring their own.",
+                ["tacmap desktop install", "tacmap desktop uninstall"]),
     "check": ("Validate an encounter file: its format, its ruleset and every log entry "
               "replayed. Warns when the file was saved under another major version of its "
               "ruleset.",
@@ -102,9 +108,9 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                  "and the most likely fallen. A progress bar goes to stderr on a terminal, "
                  "the table (or --json) to stdout. The same --seed gives the same forecast "
                  "whatever --jobs.",
-                 ["tacmap forecast resources/demo.tacmap",
-                  "tacmap forecast resources/speed_rank_demo.tacmap --fights 1000 --jobs 2 "
-                  "--seed 7 --json",
+                 ["tacmap new --demo action_pool fight.tacmap && tacmap forecast fight.tacmap",
+                  "tacmap new --demo speed_rank fight.tacmap && tacmap forecast fight.tacmap "
+                  "--fights 1000 --jobs 2 --seed 7 --json",
                   "tacmap forecast fight.tacmap --policy autopilot --fights 100",
                   "tacmap new --demo opposed fight.tacmap && tacmap forecast fight.tacmap "
                   "--fights 200 --rule surprise_armour=ignored"]),
