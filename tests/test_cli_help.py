@@ -34,3 +34,9 @@ def test_the_window_s_own_command_lines_are_read_as_the_parser_reads_them(tmp_pa
     for words in (*([name] for name in COMMANDS), ["--version"], ["rulset"],
                   [str(encounter), "extra"]):
         assert _window_only(words) is None
+
+
+def test_no_example_names_a_file_only_a_checkout_has() -> None:
+    # A wheel install has no resources/ folder: examples start from `tacmap new --demo`.
+    for name, sub in subcommands(build_parser()).items():
+        assert "resources/" not in (sub.epilog or ""), f"tacmap {name} --help"
