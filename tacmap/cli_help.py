@@ -149,10 +149,14 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def parser_for(parser: argparse.ArgumentParser, prog: str) -> argparse.ArgumentParser:
-    """The (sub-)parser whose prog is ``prog``; the top one when none is."""
+    """The (sub-)parser whose prog is ``prog``, at any depth (``tacmap ruleset new``); the
+    top one when none is."""
     for sub in subcommands(parser).values():
         if sub.prog == prog:
             return sub
+        inner = parser_for(sub, prog)
+        if inner is not sub:
+            return inner
     return parser
 
 

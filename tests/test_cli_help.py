@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
+
 from tacmap.cli import build_parser
 from tacmap.cli_help import subcommands
 
@@ -40,3 +42,16 @@ def test_no_example_names_a_file_only_a_checkout_has() -> None:
     # A wheel install has no resources/ folder: examples start from `tacmap new --demo`.
     for name, sub in subcommands(build_parser()).items():
         assert "resources/" not in (sub.epilog or ""), f"tacmap {name} --help"
+
+
+def test_a_ruleset_action_s_usage_error_shows_its_own_usage(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tacmap.cli import main
+
+    assert main(["ruleset", "new"]) == 2
+    err = capsys.readouterr().err
+    assert "usage: tacmap ruleset new [-h] ID DIR (see tacmap ruleset new --help)" in err
+    assert main(["ruleset", "check"]) == 2
+    assert "usage: tacmap ruleset check [-h] " in capsys.readouterr().err
+    assert main(["rulset"]) == 2
+    assert "did you mean `ruleset`?" in capsys.readouterr().err

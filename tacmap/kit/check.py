@@ -30,6 +30,7 @@ from pathlib import Path
 from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError, RuleError
+from tacmap.engine.model.words import plural
 from tacmap.engine.play.autoplay import Crashed, contract
 from tacmap.engine.play.referee import Referee, replay
 from tacmap.engine.rules.ruleset import (
@@ -211,7 +212,7 @@ def check_scenarios(folder: Path, registry: Registry, ruleset_id: str = "") -> P
             failed.append(f"{path.name}: {err}")
     if failed:
         return Part("scenarios", False, f"{len(failed)} of {len(files)} files failed", failed)
-    return Part("scenarios", True, f"{len(files)} files, {steps} steps as written")
+    return Part("scenarios", True, f"{plural(len(files), 'file')}, {steps} steps as written")
 
 
 def find_scenarios(folder: Path, ruleset_id: str) -> Path:

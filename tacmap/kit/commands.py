@@ -28,8 +28,13 @@ def add_parsers(sub: Any) -> None:
                     "folder runs its Python with your permissions: unless DIR is a built-in "
                     "or was trusted before, it asks first at a terminal (and remembers the "
                     "answer, as the window does), and a script needs --trust-rulesets "
-                    "before the command (tacmap --trust-rulesets ruleset check DIR).")
-    checker.add_argument("folder", metavar="DIR", type=Path)
+                    "before the command (tacmap --trust-rulesets ruleset check DIR).",
+        epilog="examples:\n  tacmap ruleset new skirmish_plus mine && tacmap ruleset check "
+               "mine/skirmish_plus\n  tacmap --trust-rulesets ruleset check mine/skirmish_plus "
+               "--seeds 1 --rounds 5 --strict",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    checker.add_argument("folder", metavar="DIR", type=Path,
+                         help="the ruleset folder: the one holding ruleset.toml and rules.py")
     checker.add_argument("--demo", type=Path, default=None, metavar="FILE",
                          help="the encounter to play (default: a .tacmap in DIR)")
     checker.add_argument("--scenarios", type=Path, default=None, metavar="DIR",
@@ -45,9 +50,16 @@ def add_parsers(sub: Any) -> None:
                               "it is listed")
     new = kit.add_parser("new", help="write a small working ruleset folder to start from",
                          description="Write DIR/ID: a small ruleset that passes "
-                                     "'tacmap ruleset check' at once, to change into yours.")
-    new.add_argument("id", metavar="ID", help="lower-case letters, digits and _")
-    new.add_argument("folder", metavar="DIR", type=Path)
+                                     "'tacmap ruleset check' at once, to change into yours "
+                                     "(tacmap ruleset guide shows how).",
+                         epilog="examples:\n  tacmap ruleset new skirmish_plus mine\n  "
+                                "tacmap --rulesets-dir mine new --ruleset skirmish_plus "
+                                "fight.tacmap",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    new.add_argument("id", metavar="ID", help="the ruleset's id: lower-case letters, digits "
+                     "and _ (the folder's name too)")
+    new.add_argument("folder", metavar="DIR", type=Path,
+                     help="the folder to write it in (made if missing); DIR/ID must not exist")
     kit.add_parser("guide", help="print where the ruleset author's guide is, and open it",
                    description="Print the path of the guide to writing a ruleset (GUIDE.md, "
                                "installed with tacmap) and open it in the desktop's viewer "

@@ -62,7 +62,7 @@ def test_a_new_ruleset_passes_its_check_at_once(made: Path,
     code, out = check(capsys, made)
     assert code == 0, out
     assert out.startswith("shape: ok — demo_game (Demo game) 0.1, api 2")
-    assert "scenarios: ok — 1 files, 13 steps as written" in out
+    assert "scenarios: ok — 1 file, 13 steps as written" in out
     assert "contract: ok — 3 seeds × 20 rounds on demo.tacmap" in out
 
 
