@@ -102,3 +102,16 @@ def test_the_developer_docs_are_in_the_repository_and_name_real_files() -> None:
     assert named, "the design names no file"
     missing = sorted(p for p in named if not (root / p).exists())
     assert not missing, missing
+
+
+def test_no_ruleset_or_manual_points_at_a_file_outside_the_repository() -> None:
+    # The seeds' texts are the project's, not the repository's: a ruleset quotes the
+    # sentences it implements instead of naming a file a reader cannot open.
+    root = README.parent
+    texts = [*root.glob("rulesets/**/*.md"), *root.glob("rulesets/*/ruleset.toml"),
+             *root.glob("docs/**/*.md")]
+    assert texts
+    for path in texts:
+        text = path.read_text("utf-8")
+        assert "../shared" not in text, path
+        assert not re.search(r"\b\d{3}_[0-9a-f]{16}\.txt", text), path
