@@ -105,8 +105,9 @@ class Pilot:
         self.worker: Worker | None = None
         self.job: tuple[int, int, str] | None = None
         """The decision under way: (job, referee version, token)."""
-        self.showing: tuple[Command, str] | None = None
-        """The step drawn on the map or the card, waiting for its moment: (command, token)."""
+        self.showing: tuple[Command, str, int] | None = None
+        """The step drawn on the map or the card, waiting for its moment: (command, token,
+        the referee's version it was decided for)."""
         self.card: OddsCard | None = None
         self.poll = QTimer()
         self.poll.setInterval(POLL_MS)
@@ -217,6 +218,12 @@ class Pilot:
         if window.session is not self.session:
             self._reset(window.session)
         self._keys()
+        if self.showing is not None and self.showing[2] != window.session.referee.version:
+            # The GM's hand moved the encounter on while a step was on show (End turn, a
+            # drag): that step was decided for another state; it goes, unsent.
+            self.go.stop()
+            self.showing = None
+            self._clear_shown()
         if self.job is not None or self.showing is not None or self.later.isActive():
             return
         actor = self._actor()
@@ -294,8 +301,8 @@ class Pilot:
         """Draw ``command`` for the table (the path, the odds card), then send it."""
         if self.steps > 0:
             self.steps -= 1
-        self.showing = (command, actor)
         referee = self.window.session.referee
+        self.showing = (command, actor, referee.version)
         name = self._name(actor)
         wait = STEP_SECONDS
         if isinstance(command, Move):
@@ -319,7 +326,12 @@ class Pilot:
         self._clear_shown()
         if showing is None:
             return
-        command, _actor = showing
+        command, _actor, version = showing
+        if self.window.session.referee.version != version:
+            # The GM's hand moved the encounter on while the step was on show (End turn,
+            # a drag): the step was decided for another state, so think again.
+            self.tick()
+            return
         if not self.window.run(command):
             self.paused = True  # refused: the status bar says why; the GM looks first
             self._keys()

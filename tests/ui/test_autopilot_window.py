@@ -219,3 +219,31 @@ def test_cancel_on_the_card_shown_before_a_roll_takes_the_turn_over(
     assert win.pilot.taken is not None
     qtbot.wait(300)  # type: ignore[attr-defined]
     assert len(referee.log) == logged
+
+
+def test_the_gm_ending_the_turn_while_a_step_is_on_show_drops_that_step_unsent(
+        qtbot: object, action_pool: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen in the real window (speed_rank): E pressed while a foe's card was up ended the
+    # foe's turn, and the card's attack was then sent for a turn that had passed: four
+    # refusals, and the autopilot paused.
+    monkeypatch.setattr(autopilot, "CARD_SECONDS", 30.0)
+    win = action_pool
+    referee = win.session.referee
+    win.run(StartCombat())
+    for side in foes(win):
+        win.pilot.set_side(side, True)
+    for _ in range(20):
+        qtbot.waitUntil(lambda: win.pilot.card is not None or players_turn(win),  # type: ignore[attr-defined]
+                        timeout=WAIT)
+        if win.pilot.card is not None:
+            break
+        win.run(EndTurn())
+    assert win.pilot.card is not None
+    logged = len(referee.log)
+    assert win.run(EndTurn())  # the GM's hand: the foe's turn ends at once
+    assert win.pilot.card is None and win.pilot.showing is None  # the card went with it
+    monkeypatch.setattr(autopilot, "CARD_SECONDS", 0.05)
+    qtbot.wait(500)  # type: ignore[attr-defined]
+    assert not win.pilot.paused
+    assert not win.statusBar().currentMessage().startswith("Refused")
+    assert len(referee.log) >= logged + 1
