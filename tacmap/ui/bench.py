@@ -239,6 +239,28 @@ FORECAST_DEMO = "speed_rank_demo.tacmap"
 MOUSE_EVERY = 1 / 60
 
 
+def _drag_steps(view: MapView, mover: Token, reps: int, each: Callable[[], None]
+                ) -> list[float]:
+    """One drag of ``mover`` over ``reps`` cells round it, paced as a 60 Hz mouse: the ms of
+    each step (the window's events, ``each``, the preview and the repaint)."""
+    from tacmap.ui.qt import QApplication
+
+    assert view.controller is not None
+    view.controller.begin(mover.id, (0.5, 0.5))
+    samples = []
+    for i in range(reps):
+        start = time.perf_counter()
+        QApplication.processEvents()
+        each()
+        view.controller.move_to((mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2))
+        view.viewport().repaint()
+        took = time.perf_counter() - start
+        samples.append(took * 1000)
+        time.sleep(max(0.0, MOUSE_EVERY - took))
+    view.controller.cancel()
+    return samples
+
+
 def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None:
     """A drag on the map with and without the Forecast dock playing fights beside the
     window (issue 36): each step is what the window does between two mouse moves (its
@@ -269,24 +291,10 @@ def _forecast_figures(registry: Registry, quick: bool, measure: Measure) -> None
     mover = next(t for t in state.tokens.values() if not ruleset.out_of_fight(t))
     assert view.controller is not None
     reps = 60 if quick else 100
-    cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2)
-             for i in range(reps)]
 
     def drag() -> list[float]:
-        assert view.controller is not None
-        view.controller.begin(mover.id, (0.5, 0.5))
-        samples = []
-        for cell in cells:
-            start = time.perf_counter()
-            QApplication.processEvents()
-            view.in_hand()  # as the view's mouse move with a button held does
-            view.controller.move_to(cell)
-            view.viewport().repaint()
-            took = time.perf_counter() - start
-            samples.append(took * 1000)
-            time.sleep(max(0.0, MOUSE_EVERY - took))
-        view.controller.cancel()
-        return samples
+        # as the view's mouse move with a button held does: the dock's workers wait
+        return _drag_steps(view, mover, reps, lambda: view.in_hand())
 
     # Made as the window makes it, a moment after its first paint (``warm_charts``).
     panel = ForecastPanel(fights=1_000_000)  # more than it plays while a drag lasts
@@ -379,24 +387,9 @@ def _autopilot_figures(registry: Registry, quick: bool, measure: Measure) -> Non
                     ask()
 
     reps = 60 if quick else 100
-    cells = [(mover.x + 0.5 + (i % 7) - 3, mover.y + 0.5 + (i // 7 % 5) - 2)
-             for i in range(reps)]
 
     def drag() -> list[float]:
-        assert view.controller is not None
-        view.controller.begin(mover.id, (0.5, 0.5))
-        samples = []
-        for cell in cells:
-            start = time.perf_counter()
-            QApplication.processEvents()
-            poll()
-            view.controller.move_to(cell)
-            view.viewport().repaint()
-            took = time.perf_counter() - start
-            samples.append(took * 1000)
-            time.sleep(max(0.0, MOUSE_EVERY - took))
-        view.controller.cancel()
-        return samples
+        return _drag_steps(view, mover, reps, poll)
 
     ask()  # the worker started and warm before anything is timed
     while thinking["answers"] < 1:

@@ -65,6 +65,20 @@ def players_turn(win: MainWindow) -> bool:
     return actor is not None and not win.pilot.is_on(actor) and idle(win.pilot)
 
 
+def foe_card_on_show(qtbot: object, win: MainWindow) -> None:
+    """Combat started with the foes on autopilot; the players pass until a foe's attack
+    card is on show."""
+    win.run(StartCombat())
+    for side in foes(win):
+        win.pilot.set_side(side, True)
+    for _ in range(20):
+        qtbot.waitUntil(lambda: win.pilot.card is not None or players_turn(win),  # type: ignore[attr-defined]
+                        timeout=WAIT)
+        if win.pilot.card is not None:
+            return
+        win.run(EndTurn())
+
+
 def test_a_side_on_autopilot_plays_its_turns_through_the_referee(
         qtbot: object, action_pool: MainWindow) -> None:
     win = action_pool
@@ -201,15 +215,7 @@ def test_cancel_on_the_card_shown_before_a_roll_takes_the_turn_over(
     monkeypatch.setattr(autopilot, "CARD_SECONDS", 30.0)
     win = action_pool
     referee = win.session.referee
-    win.run(StartCombat())
-    for side in foes(win):
-        win.pilot.set_side(side, True)
-    for _ in range(20):  # the players pass until a foe's attack is on show
-        qtbot.waitUntil(lambda: win.pilot.card is not None or players_turn(win),  # type: ignore[attr-defined]
-                        timeout=WAIT)
-        if win.pilot.card is not None:
-            break
-        win.run(EndTurn())
+    foe_card_on_show(qtbot, win)
     card = win.pilot.card
     assert card is not None
     assert card.testAttribute(autopilot.Qt.WidgetAttribute.WA_ShowWithoutActivating)
@@ -229,15 +235,7 @@ def test_the_gm_ending_the_turn_while_a_step_is_on_show_drops_that_step_unsent(
     monkeypatch.setattr(autopilot, "CARD_SECONDS", 30.0)
     win = action_pool
     referee = win.session.referee
-    win.run(StartCombat())
-    for side in foes(win):
-        win.pilot.set_side(side, True)
-    for _ in range(20):
-        qtbot.waitUntil(lambda: win.pilot.card is not None or players_turn(win),  # type: ignore[attr-defined]
-                        timeout=WAIT)
-        if win.pilot.card is not None:
-            break
-        win.run(EndTurn())
+    foe_card_on_show(qtbot, win)
     assert win.pilot.card is not None
     logged = len(referee.log)
     assert win.run(EndTurn())  # the GM's hand: the foe's turn ends at once

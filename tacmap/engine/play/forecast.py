@@ -229,9 +229,10 @@ class Aggressive:
                     continue
                 value = self.value(odds, target)
                 if value > 0:
-                    self.scored.append((value, Choice(option, target.id)))
-                if value > 0 and (best is None or value > best[0]):
-                    best = (value, key, Choice(option, target.id))
+                    choice = Choice(option, target.id)
+                    self.scored.append((value, choice))
+                    if best is None or value > best[0]:
+                        best = (value, key, choice)
         return None if best is None else (best[1], best[2])
 
     def priced(self, table: Table, me: Token, choice: Choice, odds: Odds) -> Odds:
