@@ -465,11 +465,7 @@ def odds_card_for(window: PilotHost, command: Command, activate: bool = True
         card.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         for button in card.findChildren(QPushButton):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    area = window.combat.tokens_on_screen(actor, target)
-    if area is not None:
-        others = (t for t in state.tokens if t not in (actor, target))
-        card.place_beside(area, [r for t in others
-                                 if (r := window.combat.tokens_on_screen(t)) is not None])
+    window.combat.place_card(card, actor, target)
     card.show()
     return card
 

@@ -365,11 +365,7 @@ class Combat:
         card.accepted.connect(
             lambda: self.host.run(chosen(card.detail) if option.choices else command))
         card.setModal(False)
-        area = self.tokens_on_screen(actor, target)
-        if area is not None:
-            others = (t for t in state.tokens if t not in (actor, target))
-            card.place_beside(area, [r for t in others
-                                     if (r := self.tokens_on_screen(t)) is not None])
+        self.place_card(card, actor, target)
         card.show()
         self.odds_card = card
         return card
@@ -385,6 +381,17 @@ class Combat:
             scene_rect = scene_rect.united(rect)
         on_view = view.mapFromScene(scene_rect).boundingRect()
         return QRect(view.viewport().mapToGlobal(on_view.topLeft()), on_view.size())
+
+    def place_card(self, card: OddsCard, actor: str, target: str) -> None:
+        """Put ``card`` beside the two tokens, clear of the others and over the map
+        where it can."""
+        area = self.tokens_on_screen(actor, target)
+        if area is None:
+            return
+        view = self.host.view.viewport()
+        others = (t for t in self.host.session.referee.state.tokens if t not in (actor, target))
+        card.place_beside(area, [r for t in others if (r := self.tokens_on_screen(t)) is not None],
+                          QRect(view.mapToGlobal(view.rect().topLeft()), view.size()))
 
     def close_card(self) -> None:
         """Close the odds card (a card aimed in one encounter must not act on another)."""

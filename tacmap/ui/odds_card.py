@@ -39,6 +39,8 @@ SPREAD_COLOURS = ("#2e6fbd", "#c8312f", "#2e9d4f", "#8a5cc2")
 CARD_WIDTH = 420
 #: Pixels between the card and the tokens it is about.
 GAP = 24
+#: Pixels of a window manager's title bar, guessed until the card is framed.
+TITLE_GUESS = 30
 #: Most labelled ticks an axis of whole numbers gets.
 MOST_TICKS = 14
 
@@ -76,49 +78,54 @@ def reaction_line(reaction: Reaction, target: str) -> str:
 
 
 def beside(area: QRect, size: tuple[int, int], screen: QRect,
-           avoid: Sequence[QRect] = ()) -> QPoint:
+           avoid: Sequence[QRect] = (), over: QRect | None = None) -> QPoint:
     """Where a card of ``size`` goes next to ``area`` (the tokens) without covering it,
     nor any of ``avoid`` (the other tokens on screen) where it can.
 
     Right of the tokens when it fits on ``screen``, else left, else below, else
-    above, each slid along its side in steps of half the card when that clears the
-    other tokens; always kept on the screen. Of the places that cover the fewest
-    other tokens, the first in that order.
+    above, each slid along its side in steps of half the card, then pushed further
+    away from the tokens, when that clears the other tokens; always kept on the
+    screen. Of the places that cover the fewest other tokens, the first in that
+    order that stays within ``over`` (the map on screen) if any does: a small screen
+    may leave no room but over the panels, and a token hidden is worse than a panel.
     """
     w, h = size
     top, left = area.center().y() - h // 2, area.center().x() - w // 2
     # Beside: only the x must fit (y slides along the screen); above/below: only the y.
     right_x, left_x = area.right() + GAP, area.left() - GAP - w
     below_y, above_y = area.bottom() + GAP, area.top() - GAP - h
-    sides: list[tuple[int, int, bool]] = []  # (x, y, slides up and down)
+    sides: list[tuple[int, int, int, int]] = []  # (x, y, away x, away y)
     if right_x + w <= screen.right() + 1:
-        sides.append((right_x, top, True))
+        sides.append((right_x, top, 1, 0))
     if left_x >= screen.left():
-        sides.append((left_x, top, True))
+        sides.append((left_x, top, -1, 0))
     if below_y + h <= screen.bottom() + 1:
-        sides.append((left, below_y, False))
+        sides.append((left, below_y, 0, 1))
     if above_y >= screen.top():
-        sides.append((left, above_y, False))
+        sides.append((left, above_y, 0, -1))
     if not sides:  # a screen too small for both: keep the card on it, over the map
-        sides.append((right_x, top, True))
+        sides.append((right_x, top, 1, 0))
 
     def kept(x: int, y: int) -> QPoint:
         return QPoint(max(screen.left(), min(x, screen.right() + 1 - w)),
                       max(screen.top(), min(y, screen.bottom() + 1 - h)))
 
-    best: tuple[int, QPoint] | None = None
-    for x, y, vertical in sides:
-        step = (h if vertical else w) // 2
-        for k in (0, -1, 1, -2, 2, -3, 3):
-            at = kept(x, y + k * step) if vertical else kept(x + k * step, y)
-            card = QRect(at, QSize(w, h))
-            if card.intersects(area):
-                continue
-            covered = sum(1 for r in avoid if card.intersects(r))
-            if best is None or covered < best[0]:
-                best = (covered, at)
-            if covered == 0:
-                return at
+    best: tuple[tuple[int, bool], QPoint] | None = None
+    for away in (0, 1, 2):
+        for x, y, ax, ay in sides:
+            along = (h if ax else w) // 2
+            for k in (0, -1, 1, -2, 2, -3, 3):
+                at = kept(x + ax * away * w // 2 + (0 if ax else k * along),
+                          y + ay * away * h // 2 + (k * along if ax else 0))
+                card = QRect(at, QSize(w, h))
+                if card.intersects(area):
+                    continue
+                score = (sum(1 for r in avoid if card.intersects(r)),
+                         over is not None and not over.contains(card))
+                if best is None or score < best[0]:
+                    best = (score, at)
+                if score == (0, False):
+                    return at
     return best[1] if best is not None else kept(*sides[0][:2])
 
 
@@ -146,6 +153,7 @@ class OddsCard(QDialog):
         self.area: QRect | None = None
         #: The other tokens on screen, which the card keeps clear of where it can.
         self.avoid: list[QRect] = []
+        self.over: QRect | None = None
         layout = QVBoxLayout(self)
         #: The card's one column: title, choices, text, reactions, plots, buttons.
         self.column = layout
@@ -306,14 +314,23 @@ class OddsCard(QDialog):
         self.setMinimumSize(CARD_WIDTH, height)
         self.resize(CARD_WIDTH, height)
 
-    def place_beside(self, area: QRect, avoid: Sequence[QRect] | None = None) -> None:
+    def place_beside(self, area: QRect, avoid: Sequence[QRect] | None = None,
+                     over: QRect | None = None) -> None:
         """Move the card next to ``area`` (the two tokens, in screen pixels), not over it
-        nor over the other tokens of ``avoid`` where it can."""
+        nor over the other tokens of ``avoid`` where it can, within ``over`` (the map
+        on screen) where that costs no token."""
         self.area = area
         if avoid is not None:
             self.avoid = list(avoid)
+        if over is not None:
+            self.over = over
         screen = self.screen().availableGeometry()
-        self.move(beside(area, (self.width(), self.height()), screen, self.avoid))
+        # move() places the frame: plan with its size, a title bar's guess before
+        # the window manager has framed the card.
+        frame, inner = self.frameGeometry().size(), self.size()
+        extra = frame.height() - inner.height() or TITLE_GUESS
+        self.move(beside(area, (frame.width(), inner.height() + extra), screen,
+                         self.avoid, self.over))
 
     @staticmethod
     def _spreads(odds: Odds) -> pg.PlotWidget:

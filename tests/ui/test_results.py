@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tacmap.cli import read_script
-from tacmap.engine.model.commands import Act, Attack, FreeMove, StartCombat
+from tacmap.engine.model.commands import Act, Attack, EndTurn, FreeMove, StartCombat
 from tacmap.engine.model.events import DiceRolled, HpChanged
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.engine.rules.views import ActionOption, Odds, Preview, Reaction
@@ -130,16 +130,31 @@ def test_the_card_goes_beside_the_two_tokens_not_over_them(demo: MainWindow) -> 
     tokens = demo.combat.tokens_on_screen("aldric", "barry")
     assert tokens is not None
     assert not card.frameGeometry().intersects(tokens)
-    # Next to them, not across the screen: a short gap from them on one side.
+    # Next to them, not across the screen: at most half a card further off than the
+    # usual gap (pushed off to clear a third token).
     frame = card.frameGeometry()
     dx = max(0, tokens.left() - frame.right(), frame.left() - tokens.right())
     dy = max(0, tokens.top() - frame.bottom(), frame.top() - tokens.bottom())
-    assert max(dx, dy) <= 40
+    assert max(dx, dy) <= 40 + frame.height() // 2
     screen = QRect(0, 0, 800, 600)
     # No room to the right: the left; none either side: below; always on the screen.
     assert beside(QRect(700, 300, 60, 30), (300, 200), screen).x() + 300 < 700
     spot = beside(QRect(100, 100, 600, 30), (300, 200), screen)
     assert spot.y() > 130 and screen.contains(QRect(spot.x(), spot.y(), 300, 200))
+
+
+def test_the_card_moves_further_off_to_clear_a_third_token_and_keeps_to_the_map() -> None:
+    screen = QRect(0, 0, 1280, 800)
+    tokens = QRect(100, 310, 230, 110)  # a shooter and its target
+    others = [QRect(530, 280, 32, 32), QRect(386, 460, 32, 32)]  # one above, one below
+    spot = beside(tokens, (420, 405), screen, others)
+    card = QRect(spot.x(), spot.y(), 420, 405)
+    assert not card.intersects(tokens) and not any(card.intersects(r) for r in others)
+    # With room on the map beside them, the card keeps off the panels.
+    map_rect = QRect(0, 68, 1500, 700)
+    wide = QRect(0, 0, 1920, 1080)
+    spot = beside(QRect(100, 300, 60, 30), (420, 405), wide, [], map_rect)
+    assert map_rect.contains(QRect(spot.x(), spot.y(), 420, 405))
 
 
 def test_the_demo_card_names_barrys_riposte(demo: MainWindow) -> None:
@@ -253,6 +268,26 @@ def test_the_dice_sheet_refuses_a_nine_on_a_d8_and_keeps_the_action(demo: MainWi
     assert len(ref.log) == before + 1
     rolled = [e.roll.faces for e in ref.log[-1].events if isinstance(e, DiceRolled)]
     assert rolled[0] == (6,) * first.need.count
+
+
+def test_each_roll_on_the_sheet_names_whose_dice_it_is(qtbot: object, registry: Registry,
+                                                     tmp_path: Path) -> None:
+    # opposed rolls a Reflex check per token for the turn order: six alike but for the name.
+    win = open_demo(qtbot, registry, tmp_path, "opposed_demo.tacmap")
+    ref = win.session.referee
+    win.run(StartCombat())
+    plan = DicePlan("The turn ends", trial_of(ref, EndTurn()))
+    sheet = DiceSheet(plan, win)
+    qtbot.addWidget(sheet)  # type: ignore[attr-defined]
+    for _ in range(12):  # fill each roll as it appears, as the GM does
+        for group in sheet.groups:
+            for field in group.fields:
+                if not field.text():
+                    field.setText("3")
+    living = sorted(t.name for t in ref.state.tokens.values() if t.hp > 0)
+    named = sorted(g.need.why.split("'s ")[0] for g in sheet.groups)
+    assert named == living
+    assert all("Reflex check for turn order" in g.need.why for g in sheet.groups)
 
 
 def test_cancelling_the_sheet_sends_nothing_and_says_so(demo: MainWindow) -> None:

@@ -229,7 +229,12 @@ class Resolution:
 
     def roll(self, who: str, count: int, sides: int, why: str) -> Roll:
         """Throw dice for ``who`` and log the roll."""
-        roll = self.dice.roll(count, sides, why)
+        # Dice typed in by hand are asked for by whose they are: a round's six
+        # initiative rolls read alike but for the name.
+        token = self.state.tokens.get(who)
+        asked = why if token is None or not why or why.startswith(token.name) \
+            else f"{token.name}'s {why}"
+        roll = self.dice.roll(count, sides, asked)
         self.emit(DiceRolled(who, why, roll))
         return roll
 
