@@ -17,18 +17,23 @@ from tacmap.ui.qt import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     Qt,
     QValidator,
+    QVBoxLayout,
     QWidget,
 )
 
+#: Pixels of a screen's height the form leaves to its title bar, margins and message.
+FRAME_ROOM = 120
 #: ``check(token) -> problem or ""``: the referee's verdict on the finished token.
 Check = Callable[[Token], str]
 
@@ -174,7 +179,10 @@ class TokenForm(QDialog):
         self.base = token
         self.check = check
         self.result_token: Token | None = None
-        form = QFormLayout(self)
+        # The fields scroll and OK stays in sight: a long stat block (speed_rank's)
+        # is taller than a 1280x800 screen.
+        body = QWidget()
+        form = QFormLayout(body)
         self.name = QLineEdit(token.name)
         self.side = QComboBox()
         self.side.setEditable(True)
@@ -215,12 +223,29 @@ class TokenForm(QDialog):
         self.problem = QLabel("")
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #b00020")
-        form.addRow(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.try_accept)
         self.buttons.rejected.connect(self.reject)
-        form.addRow(self.buttons)
+        self.fields = QScrollArea()
+        self.fields.setWidget(body)
+        self.fields.setWidgetResizable(True)
+        self.fields.setFrameShape(QFrame.Shape.NoFrame)
+        self.fields.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        column = QVBoxLayout(self)
+        column.addWidget(self.fields, 1)
+        column.addWidget(self.problem)
+        column.addWidget(self.buttons)
+        self._fit(body)
+
+    def _fit(self, body: QWidget) -> None:
+        """As tall as the fields need, up to what the screen leaves beside the buttons."""
+        wanted = body.sizeHint()
+        screen = (self.parentWidget() or self).screen().availableGeometry()
+        room = screen.height() - self.buttons.sizeHint().height() - FRAME_ROOM
+        bar = self.fields.verticalScrollBar().sizeHint().width()
+        self.fields.setMinimumSize(wanted.width() + (bar if wanted.height() > room else 0),
+                                   min(wanted.height(), room))
 
     def _choose(self) -> None:
         name = self.choose_image() if self.choose_image is not None else None

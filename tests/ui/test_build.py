@@ -14,6 +14,7 @@ from tacmap.ui.map.view import ROSTER_MIME
 from tacmap.ui.qt import (
     QApplication,
     QColor,
+    QDialogButtonBox,
     QDragEnterEvent,
     QDropEvent,
     QEvent,
@@ -21,6 +22,7 @@ from tacmap.ui.qt import (
     QMimeData,
     QMouseEvent,
     QPointF,
+    QRect,
     Qt,
 )
 from tacmap.ui.session import Session
@@ -261,3 +263,20 @@ def test_edit_stat_block_logs_only_what_the_gm_changed(qtbot: object, registry: 
     assert [e.text(ref.state) for e in entry.events] == \
         [f"{form.base.name} is edited: name {form.base.name} → Renamed"]
     assert ref.state.tokens[tid].stats == before
+
+
+def test_a_long_stat_block_scrolls_and_keeps_ok_on_the_screen(window: MainWindow,
+                                                              qtbot: object) -> None:
+    # speed_rank's stat block is taller than a 1280x800 screen: the fields scroll.
+    window.start_new("speed_rank", 20, 15, "Yard", "chebyshev")
+    form = window.add_combatant()
+    qtbot.addWidget(form)  # type: ignore[attr-defined]
+    form.show()
+    QApplication.processEvents()
+    screen = form.screen().availableGeometry()
+    fields = form.fields.widget()
+    assert fields.sizeHint().height() > screen.height() - 120  # it would not fit whole
+    assert form.height() <= screen.height()
+    ok = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert screen.contains(QRect(ok.mapToGlobal(ok.rect().topLeft()), ok.size()))
+    assert form.fields.verticalScrollBar().maximum() > 0  # the rest is a scroll away
