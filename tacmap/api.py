@@ -32,7 +32,7 @@ from tacmap.engine.model.events import (
 from tacmap.engine.model.records import Float, Int, Json, Record, Text
 from tacmap.engine.model.state import Cell, Encounter, MapSpec, Placed, Template, Token, party_side
 from tacmap.engine.model.words import article, faces, plural, possessive
-from tacmap.engine.play.benching import attack_figures, attack_runner
+from tacmap.engine.play.benching import attack_figures, attack_runner, duel
 from tacmap.engine.play.hints import Hints
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules import odds, turns
@@ -123,4 +123,4 @@ __all__ += ["article", "faces", "plural", "possessive"]
 
 # Play and bench: the referee that judges through the ruleset, `tacmap bench` figures, and
 # the forecast's hints (`Hints`).
-__all__ += ["Hints", "Referee", "attack_figures", "attack_runner"]
+__all__ += ["Hints", "Referee", "attack_figures", "attack_runner", "duel"]

@@ -7,29 +7,26 @@ import itertools
 from tacmap.api import (
     Attack,
     BenchFigure,
-    MapSpec,
-    Referee,
     Ruleset,
     StartCombat,
     Token,
     attack_figures,
     attack_runner,
+    duel,
     odds,
 )
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
     """The DESIGN §7 figures this ruleset owns: one attack executed, one odds preview."""
-    state = rules.new_encounter("bench", seed=1)
-    state.map = MapSpec(12, 8)
     hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
                  stats={"str": 3, "dex": 2, "con": 2, "ac": 3, "weapon": "longsword",
                         "proficiency": {"longsword": 2}})
     foe = Token("brak", "Brak", "foes", 3, 2, hp=18, max_hp=18,
                 stats={"str": 3, "con": 2, "ac": 4, "weapon": "axe",
                        "proficiency": {"axe": 1}, "abilities": ("riposte",)})
-    state.tokens = {hero.id: hero, foe.id: foe}
-    referee = Referee(state, rules)
+    referee = duel(rules, hero, foe)
+    state = referee.state
     referee.execute(StartCombat(("ana", "brak")))
     attack = Attack("ana", "brak")
 
@@ -41,8 +38,7 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     def attack_odds() -> object:
         # Uncached: clear the odds module's caches and vary the pool and the
         # target's HP each call, as a GM hovering over different targets would.
-        odds.dice.cache_clear()
-        odds.successes.cache_clear()
+        odds.cache_clear()
         hero.values["pool"] = next(sizes)
         foe.hp = next(hps)
         return rules.preview(state, attack)

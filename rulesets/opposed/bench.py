@@ -7,29 +7,26 @@ import itertools
 from tacmap.api import (
     Attack,
     BenchFigure,
-    MapSpec,
-    Referee,
     Ruleset,
     StartCombat,
     Token,
     attack_figures,
     attack_runner,
+    duel,
     odds,
 )
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
     """One attack executed (hit, miss, critical, armour), one exact odds preview."""
-    state = rules.new_encounter("bench", seed=1)
-    state.map = MapSpec(12, 8)
     hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
                  stats={"weapon": "sword", "weapon_sl": 2, "form_sl": 2, "defense_sl": 2,
                         "shield": "light", "armour": "light"})
     foe = Token("brak", "Brak", "foes", 3, 2, hp=30, max_hp=30,
                 stats={"weapon": "keen_axe", "defense_sl": 1, "shield": "medium",
                        "shield_sl": 2, "armour": "medium", "armour_sl": 5, "vigor": 14})
-    state.tokens = {hero.id: hero, foe.id: foe}
-    referee = Referee(state, rules)
+    referee = duel(rules, hero, foe)
+    state = referee.state
     referee.execute(StartCombat(("ana", "brak")))
     attack = Attack("ana", "brak")
 
@@ -40,7 +37,7 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
 
     def attack_odds() -> object:
         # Uncached, and a different attacker and target each call, as a GM hovering would.
-        odds.dice.cache_clear()
+        odds.cache_clear()
         sl = next(levels)
         hero.stats = {**hero.stats, "weapon_sl": sl, "form_sl": 12 - sl}
         foe.hp = next(hps)

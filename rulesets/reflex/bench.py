@@ -8,27 +8,24 @@ from tacmap.api import (
     Act,
     Attack,
     BenchFigure,
-    MapSpec,
-    Referee,
     Ruleset,
     StartCombat,
     Token,
     attack_figures,
     attack_runner,
+    duel,
     odds,
 )
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
     """One attack in the action phase executed; the exact odds of a declared attack."""
-    state = rules.new_encounter("bench", seed=1)
-    state.map = MapSpec(12, 8)
     hero = Token("ana", "Ana", "party", 2, 2, hp=30, max_hp=30,
                  stats={"rfx": 6, "melee": 5, "defence": 1, "weapons": ("sword",)})
     foe = Token("brak", "Brak", "foes", 3, 2, hp=30, max_hp=30,
                 stats={"rfx": 2, "melee": 4, "defence": 1, "weapons": ("axe",)})
-    state.tokens = {hero.id: hero, foe.id: foe}
-    referee = Referee(state, rules)
+    referee = duel(rules, hero, foe)
+    state = referee.state
     referee.execute(StartCombat())
     declare = Act("brak", "declare:attack", "ana", "axe")
     # The odds of Brak's declaration, before anyone has declared.
@@ -47,8 +44,7 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     def attack_odds() -> object:
         # Uncached: clear the odds module's caches and vary the pool and the target's
         # HP each call, as a GM hovering over different targets would.
-        odds.successes.cache_clear()
-        odds.dice.cache_clear()
+        odds.cache_clear()
         actor.stats["melee"] = next(sizes)
         target.hp = next(hps)
         return rules.preview(planning, declare)

@@ -46,7 +46,6 @@ from tacmap.api import (
     emit_move,
     faces,
     grid,
-    line_of_sight,
     plural,
 )
 
@@ -294,16 +293,12 @@ class Reflex(Ruleset):
 
     def in_reach(self, state: Encounter, token: Token, target: Token, weapon: Weapon) -> None:
         """RuleError unless ``target`` is within the weapon's reach or range, in sight."""
-        gap = grid.edge_distance(state.diagonal, token.cell, token.size, target.cell, target.size)
-        if weapon.kind == "ranged":
-            if gap > weapon.range + 1e-9:
-                raise RuleError(f"{target.name} is {gap:g} m away; the {weapon.name} shoots "
-                                f"{weapon.range:g} m")
-            if not line_of_sight(self.space.walls(state), token, target):
-                raise RuleError(f"{token.name} cannot see {target.name}")
-        elif gap > weapon.reach + 1e-9:
-            raise RuleError(f"{target.name} is {gap:g} m away; the {weapon.name} reaches "
-                            f"{weapon.reach:g} m")
+        ranged = weapon.kind == "ranged"
+        problem = self.aim_problem(state, token, target,
+                                   weapon.range if ranged else weapon.reach,
+                                   f"the {weapon.name}", ranged)
+        if problem:
+            raise RuleError(problem)
 
     def strike_check(self, state: Encounter, actor: str, target: str, kind: str,
                      weapon_key: str = "") -> tuple[Round, Token, Token, Weapon]:

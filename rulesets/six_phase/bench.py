@@ -8,27 +8,24 @@ from tacmap.api import (
     Act,
     BenchFigure,
     EndTurn,
-    MapSpec,
-    Referee,
     Ruleset,
     StartCombat,
     Token,
     attack_figures,
     attack_runner,
+    duel,
     odds,
 )
 
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
     """One melee attack declared and resolved (the phase's last declaration), one odds preview."""
-    state = rules.new_encounter("bench", seed=1)
-    state.map = MapSpec(12, 8)
     hero = Token("regdar", "Regdar", "party", 2, 2, hp=30, max_hp=30,
                  stats={"dex": 9, "str_bonus": 2, "weapon": "longsword", "armour": "chain"})
     foe = Token("orc", "Orc", "orcs", 3, 2, hp=20, max_hp=20,
                 stats={"kind": "monster", "hd": 4, "weapon": "claws", "dex_mod": 1})
-    state.tokens = {hero.id: hero, foe.id: foe}
-    referee = Referee(state, rules)
+    referee = duel(rules, hero, foe)
+    state = referee.state
     referee.execute(StartCombat())
     while state.schedule is not None and getattr(state.schedule, "index", 5) != 5:
         referee.execute(EndTurn())
@@ -41,7 +38,7 @@ def figures(rules: Ruleset) -> list[BenchFigure]:
     hps = itertools.cycle((6, 11, 18, 25))
 
     def attack_odds() -> object:
-        odds.dice.cache_clear()
+        odds.cache_clear()
         foe.hp = next(hps)
         return rules.preview(state, Act("regdar", "melee", "orc", next(details)))
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from tacmap.api import (
     Attack,
     BenchFigure,
-    Encounter,
     EndTurn,
     FixedDice,
-    MapSpec,
     Referee,
     Ruleset,
     StartCombat,
     Token,
     attack_figures,
+    attack_runner,
+    duel,
 )
 
 from .round import Round
@@ -21,28 +21,21 @@ from .round import Round
 
 def figures(rules: Ruleset) -> list[BenchFigure]:
     """Figures for ``tacmap bench``: one attack executed, one attack's odds."""
-    state = Encounter(ruleset=rules.id, ruleset_version=rules.manifest.version,
-                      map=MapSpec(30, 20), diagonal=rules.manifest.diagonal, seed=7)
-    state.tokens["ana"] = Token("ana", "Ana", "Adventurers", 5, 5, hp=40, max_hp=40,
-                                stats={"weapon": "longsword", "to_hit": 3, "ac": 14})
-    state.tokens["brak"] = Token("brak", "Brak", "Red Company", 6, 5, hp=40, max_hp=40,
-                                 stats={"weapon": "mace", "ac": 13})
-    referee = Referee(state, rules)
+    referee = duel(rules, Token("ana", "Ana", "Adventurers", 5, 5, hp=40, max_hp=40,
+                                stats={"weapon": "longsword", "to_hit": 3, "ac": 14}),
+                   Token("brak", "Brak", "Red Company", 6, 5, hp=40, max_hp=40,
+                         stats={"weapon": "mace", "ac": 13}), seed=7, size=(30, 20))
     # Fixed initiative with no tie, so the set-up never meets a Combat Event.
     referee.execute(StartCombat(), FixedDice([9, 4]))
     while _turn(referee) != ("0", "Adventurers"):
         referee.execute(EndTurn())
     attack = Attack("ana", "brak")
 
-    def execute() -> None:
-        referee.execute(attack)
-        referee.undo()
-
     def preview() -> None:
         found = referee.preview(attack)
         assert found.odds is not None
 
-    return attack_figures(execute, preview)
+    return attack_figures(attack_runner(referee, attack), preview)
 
 
 def _turn(referee: Referee) -> tuple[str, str]:

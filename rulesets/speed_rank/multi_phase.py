@@ -32,7 +32,6 @@ from tacmap.api import (
     ValueChanged,
     describe,
     grid,
-    line_of_sight,
     odds,
     placement,
     removal,
@@ -71,6 +70,8 @@ class Rules(Protocol):
     def immobile(self, token: Token) -> str: ...
     def alive(self, state: Encounter) -> list[Token]: ...
     def gap(self, state: Encounter, a: Token, b: Token) -> float: ...
+    def aim_problem(self, state: Encounter, token: Token, target: Token, cells: float,
+                    what: str, ranged: bool = True, verb: str = "") -> str: ...
     def save(self, ctx: Resolution, token: Token, kind: SaveKind,
              against: Token | None = None) -> str: ...
     def hurt(self, ctx: Resolution, target: Token, amount: int, why: str) -> None: ...
@@ -192,12 +193,10 @@ def area_in_range(rules: Rules, state: Encounter, caster: Token, area: Template,
 def in_range(rules: Rules, state: Encounter, caster: Token, target: Token,
              spell: Spell) -> None:
     """RuleError unless ``caster`` can see ``target`` within the spell's range."""
-    gap = rules.gap(state, caster, target)
-    if gap > spell.range:
-        raise RuleError(f"{target.name} is {rules.dist(gap)} away; {spell.name} reaches "
-                        f"{rules.dist(spell.range)}")
-    if not line_of_sight(rules.space.walls(state), caster, target):
-        raise RuleError(f"{caster.name} cannot see {target.name}")
+    problem = rules.aim_problem(state, caster, target, spell.range, spell.name,
+                                verb="reaches")
+    if problem:
+        raise RuleError(problem)
 
 
 def own_plan(rules: Rules, rnd: Round, token: Token, detail: str,

@@ -51,7 +51,6 @@ from tacmap.api import (
     condition_change,
     emit_move,
     grid,
-    line_of_sight,
     odds,
     phase_index,
     plural,
@@ -603,16 +602,11 @@ class SpeedRank(Ruleset):
             raise RuleError(f"{target.name} is already dead")
         if target.side == token.side:
             raise RuleError(f"{target.name} is on {token.name}'s side")
-        gap = grid.edge_distance(state.diagonal, token.cell, token.size, target.cell, target.size)
-        if weapon.ranged:
-            if gap > weapon.range:
-                raise RuleError(f"{target.name} is {self.dist(gap)} away; the {weapon.name} "
-                                f"shoots {self.dist(weapon.range)}")
-            if not line_of_sight(self.space.walls(state), token, target):
-                raise RuleError(f"{token.name} cannot see {target.name}")
-        elif gap > weapon.reach:
-            raise RuleError(f"{target.name} is {self.dist(gap)} away; the {weapon.name} reaches "
-                            f"{self.dist(weapon.reach)}")
+        problem = self.aim_problem(state, token, target,
+                                   weapon.range if weapon.ranged else weapon.reach,
+                                   f"the {weapon.name}", weapon.ranged)
+        if problem:
+            raise RuleError(problem)
         flat = weapon.bonus + int(self.stat(token, "damage"))
         if weapon.key in self.damaged(token):
             flat -= self.data.armour.damaged_weapon

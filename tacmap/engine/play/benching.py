@@ -6,9 +6,19 @@ import itertools
 from collections.abc import Callable
 
 from tacmap.engine.model.commands import Command
-from tacmap.engine.model.state import Wall
+from tacmap.engine.model.state import MapSpec, Token, Wall
 from tacmap.engine.play.referee import Referee
-from tacmap.engine.rules.ruleset import BenchFigure
+from tacmap.engine.rules.ruleset import BenchFigure, Ruleset
+
+
+def duel(rules: Ruleset, hero: Token, foe: Token, seed: int = 1,
+         size: tuple[int, int] = (12, 8)) -> Referee:
+    """A referee on a bare map of ``size`` cells with ``hero`` and ``foe`` on it, combat not
+    started: where a ruleset's bench figures time one attack."""
+    state = rules.new_encounter("bench", seed=seed)
+    state.map = MapSpec(*size)
+    state.tokens = {hero.id: hero, foe.id: foe}
+    return Referee(state, rules)
 
 
 def attack_runner(referee: Referee, attack: Command, first_seed: int = 2

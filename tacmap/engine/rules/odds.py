@@ -160,6 +160,55 @@ def lowest(count: int, sides: int) -> Distribution:
     return kept(max(count, 1), sides, 1, highest=False)
 
 
+@lru_cache(maxsize=256)
+def highest_of(*sides: int) -> Distribution:
+    """The highest of dice of mixed sizes (a d8 and a d6: ``highest_of(8, 6)``).
+
+    >>> highest_of(8, 6).exact(8)
+    Fraction(1, 8)
+    >>> highest_of(8, 6).exact(6)    # (6·6 − 5·5) / 48
+    Fraction(11, 48)
+    """
+    if len(sides) < 2:  # icepool reads a lone die as a pool of its faces
+        return die(sides[0]) if sides else _constant(0)
+    ip = _icepool()
+    return Distribution(ip.highest(*(ip.d(s) for s in sides)))
+
+
+@lru_cache(maxsize=256)
+def lowest_of(*sides: int) -> Distribution:
+    """The lowest of dice of mixed sizes (a d8 and a d6: ``lowest_of(8, 6)``).
+
+    >>> lowest_of(8, 6).exact(1) == 1 - Fraction(7, 8) * Fraction(5, 6)
+    True
+    """
+    if len(sides) < 2:  # icepool reads a lone die as a pool of its faces
+        return die(sides[0]) if sides else _constant(0)
+    ip = _icepool()
+    return Distribution(ip.lowest(*(ip.d(s) for s in sides)))
+
+
+def save_chance(target: int, count: int = 1, sides: int = 20, under: bool = True) -> float:
+    """The chance a save made at ``target`` or under (``under``) or at ``target`` or over
+    holds, on ``count`` dice of ``sides`` faces: what ``Resolution.save`` rolls.
+
+    >>> save_chance(12)                       # d20 roll-under Strength 12
+    0.6
+    >>> save_chance(15, under=False)          # d20, 15 or more
+    0.3
+    >>> round(save_chance(10, count=3, sides=6), 4)   # 3d6 at 10 or under
+    0.5
+    """
+    roll = dice(count, sides)
+    return roll.at_most(target) if under else roll.at_least(target)
+
+
+def cache_clear() -> None:
+    """Forget every cached distribution (``tacmap bench`` times odds from cold)."""
+    for cached in (_constant, dice, successes, die, kept, highest_of, lowest_of):
+        cached.cache_clear()
+
+
 def reach(roll: Distribution, target: int, bonus: int = 0) -> float:
     """The chance that ``roll`` plus ``bonus`` reaches ``target`` (meets or beats it).
 

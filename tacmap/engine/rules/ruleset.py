@@ -66,6 +66,8 @@ from tacmap.engine.rules.views import (
     Timeline,
     TurnOrder,
 )
+from tacmap.engine.space.geometry import line_of_sight
+from tacmap.engine.space.grid import edge_distance
 from tacmap.engine.space.movement import MovePlan, Space, bars, plan_move
 
 #: The ruleset API this tacmap offers (``api`` in ruleset.toml; tacmap.api is its door), and
@@ -238,6 +240,18 @@ class Resolution:
         self.emit(DiceRolled(who, why, roll))
         return roll
 
+    def save(self, who: str, target: int, why: str, count: int = 1, sides: int = 20,
+             under: bool = True) -> bool:
+        """Roll ``who``'s save and log it: ``count`` dice of ``sides`` faces, made at
+        ``target`` or under (``under``, a roll-under save on a stat) or at ``target`` or
+        over. Its odds: ``odds.save_chance`` with the same numbers."""
+        if count < 1 or sides < 1:
+            raise RuleError(f"a save needs at least one die of at least one face, not "
+                            f"{count}d{sides}")
+        side = "or under" if under else "or over"
+        total = self.roll(who, count, sides, f"{why} ({target} {side})").total
+        return total <= target if under else total >= target
+
     def hp_before(self, token: Token) -> int:
         """``token``'s hit points before this command changed them (``hp_set`` weighs the
         damage: a blow of the whole maximum, a sleeper woken)."""
@@ -358,6 +372,43 @@ class Ruleset:
         headless driver, the report's fallen, the map's greyed tokens); a ruleset whose
         seed takes a token out another way (unconscious, routed) says so here."""
         return marked_dead(token)
+
+    # --- sides and aim: what most rules ask before an attack or a spell -------
+
+    def allies(self, state: Encounter, token: Token) -> list[Token]:
+        """The other tokens of ``token``'s side still in the fight, in map order."""
+        return [t for t in state.tokens.values()
+                if t.side == token.side and t.id != token.id and not self.out_of_fight(t)]
+
+    def enemies(self, state: Encounter, token: Token) -> list[Token]:
+        """Tokens of other sides still in the fight, in map order."""
+        return [t for t in state.tokens.values()
+                if t.side != token.side and not self.out_of_fight(t)]
+
+    def fallen(self, state: Encounter, side: str) -> list[Token]:
+        """The tokens of ``side`` out of the fight (``out_of_fight``), in map order."""
+        return [t for t in state.tokens.values() if t.side == side and self.out_of_fight(t)]
+
+    def distance(self, state: Encounter, token: Token, target: Token) -> float:
+        """Cells between two tokens' edges by the map's diagonal rule (a range, a spell's
+        reach; melee reach may count diagonals its own way: ``reach_rule``)."""
+        return edge_distance(state.diagonal, token.cell, token.size, target.cell, target.size)
+
+    def aim_problem(self, state: Encounter, token: Token, target: Token, cells: float,
+                    what: str, ranged: bool = True, verb: str = "") -> str:
+        """Why ``token`` cannot aim ``what`` (``"the bow"``, ``"Sleep"``) at ``target``, as
+        the sentence a greyed option shows; "" when it can. Ranged: within ``cells`` by
+        ``distance`` and in sight past the walls; else within ``cells`` by reach's rule.
+        ``verb`` says what ``what`` does to its range (``shoots``; ``reaches`` in melee)."""
+        units = self.manifest.units
+        gap = self.distance(state, token, target) if ranged else edge_distance(
+            self.reach_rule(state), token.cell, token.size, target.cell, target.size)
+        if gap > cells + 1e-9:
+            verb = verb or ("shoots" if ranged else "reaches")
+            return f"{target.name} is {units.of(gap)} away; {what} {verb} {units.of(cells)}"
+        if ranged and not line_of_sight(self.space.walls(state), token, target):
+            return f"{token.name} cannot see {target.name}"
+        return ""
 
     # --- judging ------------------------------------------------------------
 

@@ -249,11 +249,6 @@ class TurnRuleset(Ruleset, Generic[D]):
         """Whether ``target`` is within ``token``'s melee reach."""
         return self.gap(state, token, target) <= self.reach(state, token)
 
-    def enemies(self, state: Encounter, token: Token) -> list[Token]:
-        """Tokens of other sides still in the fight, in map order."""
-        return [t for t in state.tokens.values()
-                if t.side != token.side and not self.out_of_fight(t)]
-
     def speed(self, state: Encounter, token: Token) -> float:
         """Cells ``token`` moves a turn: ``[turn] move`` in the grid's unit (override for a
         speed stat)."""
