@@ -50,7 +50,8 @@ def test_a_ruleset_action_s_usage_error_shows_its_own_usage(
 
     assert main(["ruleset", "new"]) == 2
     err = capsys.readouterr().err
-    assert "usage: tacmap ruleset new [-h] ID DIR (see tacmap ruleset new --help)" in err
+    assert "usage: tacmap ruleset new [-h] [--from RULESET] ID DIR (see tacmap ruleset new " \
+        "--help)" in err
     assert main(["ruleset", "check"]) == 2
     assert "usage: tacmap ruleset check [-h] " in capsys.readouterr().err
     assert main(["rulset"]) == 2

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest
+from tacmap.engine.rules.ruleset import TRUST_WARNING, Manifest, Registry
 from tacmap.kit import check, guide, scaffold, schema
 
 
@@ -54,12 +54,16 @@ def add_parsers(sub: Any) -> None:
                                      "(tacmap ruleset guide shows how).",
                          epilog="examples:\n  tacmap ruleset new skirmish_plus mine\n  "
                                 "tacmap --rulesets-dir mine new --ruleset skirmish_plus "
-                                "fight.tacmap",
+                                "fight.tacmap\n  tacmap ruleset new house_opposed mine "
+                                "--from opposed",
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     new.add_argument("id", metavar="ID", help="the ruleset's id: lower-case letters, digits "
                      "and _ (the folder's name too)")
     new.add_argument("folder", metavar="DIR", type=Path,
                      help="the folder to write it in (made if missing); DIR/ID must not exist")
+    new.add_argument("--from", dest="source", default=None, metavar="RULESET",
+                     help="start from a copy of this ruleset (a built-in: tacmap rulesets "
+                          "lists them), with its scenarios and demo, under the new id")
     kit.add_parser("guide", help="print where the ruleset author's guide is, and open it",
                    description="Print the path of the guide to writing a ruleset (GUIDE.md, "
                                "installed with tacmap) and open it in the desktop's viewer "
@@ -80,6 +84,11 @@ def run(args: argparse.Namespace, registry_warn: Callable[[str], None],
         return 0
     if args.kit_command == "guide":
         return guide.main()
+    if args.kit_command == "new" and args.source is not None:
+        made = _copy(args, registry_warn)
+        print(f"{made}: ruleset {args.id!r}, a copy of {args.source!r}; try: tacmap ruleset "
+              f"check {made}")
+        return 0
     if args.kit_command == "new":
         made = scaffold.write(args.id, args.folder)
         print(f"{made}: new ruleset {args.id!r}; try: tacmap ruleset check {made}")
@@ -98,6 +107,17 @@ def run(args: argparse.Namespace, registry_warn: Callable[[str], None],
         registry_warn = _said_already
     return check.main(args.folder, args.demo, args.scenarios, args.rounds, args.seeds,
                       registry_warn, strict=args.strict)
+
+
+def _copy(args: argparse.Namespace, warn: Callable[[str], None]) -> Path:
+    """``ruleset new ID DIR --from RULESET``: the copy's folder."""
+    registry = Registry(args.rulesets_dir, warn=warn)
+    if args.source not in registry.ids():
+        raise InputError(f"no ruleset {args.source!r} to copy; tacmap rulesets lists them")
+    folder = registry.get(args.source).manifest.folder
+    return scaffold.copy_of(folder, args.source, args.id, args.folder,
+                            check.find_scenarios(folder, args.source),
+                            check.find_demo(folder, args.source))
 
 
 def _said_already(message: str) -> None:

@@ -74,6 +74,32 @@ def test_new_refuses_a_bad_id_and_a_folder_that_exists(
     assert "already exists" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("source", ["opposed", "speed_rank"])
+def test_a_copy_of_a_built_in_under_a_new_id_passes_its_check(
+        source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The GM who changes a built-in starts from a copy that checks: its scenarios and demo
+    # come along, and its record tags are renamed (the original stays loaded beside it).
+    assert main(["ruleset", "new", "house_game", str(tmp_path), "--from", source]) == 0
+    copy = tmp_path / "house_game"
+    assert capsys.readouterr().out.startswith(f"{copy}: ruleset 'house_game', a copy of")
+    assert 'id = "house_game"' in (copy / "ruleset.toml").read_text()
+    assert json.loads((copy / "demo.tacmap").read_text())["encounter"]["ruleset"] == \
+        "house_game"
+    assert any((copy / "scenarios").glob("*.jsonl"))
+    assert 'tag="house_game_' in "".join(p.read_text() for p in copy.glob("*.py"))
+    code, out = check(capsys, copy, "--rounds", "4", "--seeds", "1")
+    assert code == 0, out
+    assert [line.split(" — ")[0] for line in out.splitlines()[:3]] == \
+        ["shape: ok", "scenarios: ok", "contract: ok"], out
+
+
+def test_a_copy_of_a_ruleset_that_is_not_there_is_one_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ruleset", "new", "house_game", str(tmp_path), "--from", "nosuch"]) == 2
+    assert "no ruleset 'nosuch' to copy" in capsys.readouterr().err
+    assert not (tmp_path / "house_game").exists()
+
+
 def test_a_scenario_that_fails_on_purpose_prints_a_diff(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = made / "scenarios" / "basics.jsonl"
