@@ -66,6 +66,17 @@ def test_a_new_ruleset_passes_its_check_at_once(made: Path,
     assert "contract: ok — 3 seeds × 20 rounds on demo.tacmap" in out
 
 
+def test_the_forecast_plays_a_new_rulesets_demo_to_an_end(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Its attack has odds, and its rectilinear reach leaves no corner stand-off: the
+    # author's first forecast decides fights (it once called all of them undecided).
+    assert main(["--rulesets-dir", str(made.parent), "--trust-rulesets", "forecast",
+                 str(made / "demo.tacmap"), "--fights", "60", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["undecided"]["chance"] < 0.05
+    assert sum(side["win"] for side in result["sides"].values()) > 0.95
+
+
 def test_new_refuses_a_bad_id_and_a_folder_that_exists(
         made: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ruleset", "new", "Demo-Game", str(made.parent)]) == 2

@@ -42,6 +42,7 @@ from tacmap.engine.play.forecast import (
     MAX_STEPS,
     Aggressive,
     OddsKey,
+    _at_grips,
     _gap,
     _ring,
     fight_seed,
@@ -312,7 +313,7 @@ class Autopilot(Aggressive):
         declared = {o.at for o in enabled if o.at} & {t.id for t in enemies}
         if declared:
             enemies = [t for t in enemies if t.id in declared]
-        if not enemies or any(_gap(me, t) <= 1 for t in enemies):
+        if not enemies or any(_at_grips(state, table.referee.ruleset, me, t) for t in enemies):
             return super().approach(table, me, move, enabled)
         # The nearest first, the most hurt among equals: a walk past the nearest enemy to a
         # weaker one split the side up and lost fights in the mirror bench.
@@ -320,7 +321,7 @@ class Autopilot(Aggressive):
         referee = table.referee
         best: tuple[tuple[int, int, int, int], Cell] | None = None
         for rank, enemy in enumerate(enemies[:AIMS]):
-            ring = _ring(state, me, enemy)
+            ring = _ring(state, me, enemy, referee.ruleset)
             ring.sort(key=lambda c: (max(abs(c[0] - me.x), abs(c[1] - me.y)), c))
             for cell in ring[:CELLS]:
                 if (me.id, me.cell, cell) in self.walled_off:

@@ -39,6 +39,7 @@ from tacmap.engine.play.hints import DOWN, Hints
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.engine.rules.views import ActionOption, Odds
+from tacmap.engine.space.grid import edge_distance
 
 #: Fights a worker plays in one go, with one set of policy caches (fixed: determinism).
 BATCH = 25
@@ -257,12 +258,12 @@ class Aggressive:
             return None
         if declared & {t.id for t in enemies}:
             enemies = [t for t in enemies if t.id in declared]
-        if any(_gap(me, t) <= 1 for t in enemies):
+        if any(_at_grips(state, table.referee.ruleset, me, t) for t in enemies):
             return None  # already at grips: walking off would only draw attacks
         enemies.sort(key=lambda t: _gap(me, t))
         referee = table.referee
         for enemy in enemies[:3]:
-            ring = _ring(state, me, enemy)
+            ring = _ring(state, me, enemy, referee.ruleset)
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
             for cell in ring[:2]:
@@ -317,8 +318,19 @@ def _gap(a: Token, b: Token) -> int:
     return max(dx, dy)
 
 
-def _ring(state: Encounter, me: Token, enemy: Token) -> list[Cell]:
-    """Free cells where ``me`` would stand next to ``enemy``."""
+def _at_grips(state: Encounter, ruleset: Ruleset, me: Token, enemy: Token) -> bool:
+    """Beside ``enemy`` and within reach of it: a corner is not, where reach counts the
+    diagonal as 2 m (``reach_rule``), so there the token still steps round to a side."""
+    return _gap(me, enemy) <= 1 and edge_distance(
+        ruleset.reach_rule(state), me.cell, me.size, enemy.cell, enemy.size) \
+        <= ruleset.reach(state, me) + 1e-9
+
+
+def _ring(state: Encounter, me: Token, enemy: Token, ruleset: Ruleset | None = None
+          ) -> list[Cell]:
+    """Free cells where ``me`` would stand next to ``enemy``: those within ``ruleset``'s
+    reach of it where there are any (a corner is 2 m off when reach counts diagonals
+    rectilinear, and a token that stops there never strikes)."""
     taken = {(t.x + i, t.y + j) for t in state.tokens.values() if t.id != me.id
              and t.alive for i in range(t.size) for j in range(t.size)}
     out = []
@@ -330,7 +342,12 @@ def _ring(state: Encounter, me: Token, enemy: Token) -> list[Cell]:
             if any((x + i, y + j) in taken for i in range(s) for j in range(s)):
                 continue
             out.append((x, y))
-    return out
+    if ruleset is None:
+        return out
+    rule, reach = ruleset.reach_rule(state), ruleset.reach(state, me)
+    near = [c for c in out
+            if edge_distance(rule, c, s, enemy.cell, enemy.size) <= reach + 1e-9]
+    return near or out
 
 
 # --- one fight ---------------------------------------------------------------------

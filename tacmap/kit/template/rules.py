@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from tacmap.api import (
     ConditionChanged,
+    Encounter,
     HpChanged,
     Manifest,
+    Odds,
     Resolution,
     RuleError,
     Ruleset,
     Said,
     Token,
     TurnRuleset,
+    odds,
 )
 
 from .data import Data
@@ -48,6 +51,18 @@ class Rules(TurnRuleset[Data]):
         ctx.emit(HpChanged(target.id, target.hp, hp, "damage"))
         if hp == 0:
             ctx.emit(ConditionChanged(target.id, "dead", True))
+
+    def attack_odds(self, state: Encounter, token: Token, target: Token,
+                    weapon: str) -> Odds | None:
+        """The odds card of an Attack (and what the forecast and the autopilot weigh it by:
+        an attack without odds is never chosen): the chance to hit, the damage on a hit,
+        the chance the target drops."""
+        a = self.data.attack
+        hit = odds.reach(odds.die(a.die), self.stat(target, "ac"), self.stat(token, "atk"))
+        damage = odds.die(a.damage_die).items()
+        drop = hit * sum(p for d, p in damage if d >= target.hp)
+        return Odds(hit, damage, drop, (), (f"d{a.die} + ATK against AC; d{a.damage_die} "
+                                            "damage",))
 
 
 def create(manifest: Manifest) -> Ruleset:
