@@ -100,6 +100,9 @@ class Opposed(TurnRuleset[Data]):
 
     def __init__(self, manifest: Manifest) -> None:
         super().__init__(manifest, Data)
+        for key, how in [("strike", ""), *((f"flourish:{f.key}", f" with {f.name}")
+                                           for f in self.data.flourishes.values())]:
+            self.word_act(key, f"{{actor}} attacks {{target}}{how} (a critical rolls {{detail}})")
         block = self.stat_block
         for key in ("vigor", "speed", "weapon_sl", "form_sl", "defense_sl", "shield_sl",
                     "armour_sl", "reflex_sl", "stamina", "faith"):
@@ -362,8 +365,7 @@ class Opposed(TurnRuleset[Data]):
         if token is not None:
             for key in TURN_VALUES:
                 if key in token.values:
-                    ctx.emit(ValueChanged(token.id, key, token.values[key], None,
-                                          "the turn ends"))
+                    ctx.emit(ValueChanged(token.id, key, token.values[key], None, "the turn ends"))
         nxt = turns.next_turn()
         if turns.surprise and nxt.round != turns.round:
             ctx.emit(Said("the surprise round is over: initiative"))
@@ -797,11 +799,10 @@ class Opposed(TurnRuleset[Data]):
     def _check_attack(self, state: Encounter, actor: str, target: str, weapon: str,
                       flourish: Flourish | None, critical: str = "") -> Strike:
         attacker = self.acting(state, actor, ("standard",))
-        reason = self.attack_refusal(state, attacker)
+        reason = self.attack_refusal(state, attacker) or \
+            ("" if target else "an attack needs a target")
         if reason:
             raise RuleError(reason)
-        if not target:
-            raise RuleError("an attack needs a target")
         return self.strike(state, attacker, state.token(target), flourish, weapon,
                            critical=critical)
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+#: How the log words a ruleset's own actions, by ruleset id then action key: a ruleset's
+#: ``act_words``, put here as it is made (the log's sentences know the state, not the
+#: ruleset). A template names ``{actor}``, ``{target}`` and ``{detail}``.
+ACT_WORDS: dict[str, dict[str, str]] = {}
+
 
 def plural(n: int, word: str, many: str = "") -> str:
     """``"1 action"``, ``"2 actions"``; ``many`` for an irregular plural (``"dice"``)."""

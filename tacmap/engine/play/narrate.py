@@ -73,6 +73,7 @@ from tacmap.engine.model.events import (
     door_name,
 )
 from tacmap.engine.model.state import Cell, Encounter, Template
+from tacmap.engine.model.words import ACT_WORDS
 from tacmap.engine.space.templates import describe as describe_template
 
 #: Fields that name the token a command is about, in the order they are looked for.
@@ -101,6 +102,12 @@ def sentence(state: Encounter, command: Command, events: Iterable[Event] = ()) -
         weapon = f" with the {_words(c.weapon)}" if c.weapon else ""
         return f"{n(c.actor)} attacks {n(c.target)}{weapon}"
     if isinstance(c, Act):
+        said = ACT_WORDS.get(state.ruleset, {}).get(c.action)
+        if said:  # the ruleset's own words for its action
+            if not c.detail:
+                said = re.sub(r" \([^()]*\{detail\}[^()]*\)", "", said)
+            return said.format(actor=n(c.actor), target=n(c.target) if c.target else "",
+                               detail=c.detail)
         # A sentence: the how (a spell, a critical's dice) last, after the who and where.
         text = f"{n(c.actor)} uses {_words(c.action)}"
         if c.target:

@@ -19,10 +19,10 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
@@ -48,6 +48,7 @@ from tacmap.engine.model.state import (
     marked_dead,
 )
 from tacmap.engine.model.units import METRES, UNITS, Units, register
+from tacmap.engine.model.words import ACT_WORDS
 from tacmap.engine.rules.dice import DiceSource, Roll
 from tacmap.engine.rules.house_rules import HouseOption, read_options, value_in_force
 from tacmap.engine.rules.options import acting_token
@@ -274,8 +275,16 @@ VIEWS = frozenset({"actions_for", "declared", "dice_pools", "move_uses", "option
 class Ruleset:
     """Base class of every ruleset; subclasses override what their rules need."""
 
+    #: How the log and the Last result word an action of this ruleset, by its key, where
+    #: "Grell uses strike on Kara" would not do: ``{"strike": "{actor} attacks {target}
+    #: ({detail})"}``, with the tokens' names and the option's detail in words (a part in
+    #: brackets naming ``{detail}`` is left out when the command has none). Keys made
+    #: from the tables (its flourishes) are added with ``word_act`` once the ruleset is.
+    act_words: Mapping[str, str] = MappingProxyType({})
+
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
+        self._words = ACT_WORDS[manifest.id] = dict(type(self).act_words)
         self.space = Space()
         fields = fields_of(manifest.data)
         if all(f.key != SIGHT for f in fields):
@@ -289,6 +298,10 @@ class Ruleset:
         ``token.values``, checked as a file is read and as the GM sets one; a key not
         declared is the GM's own (a note), any JSON."""
         self._own_found: dict[tuple[str, str], Callable[..., Any] | None] = {}
+
+    def word_act(self, key: str, template: str) -> None:
+        """Word the action ``key`` as ``template`` in the log (as ``act_words`` does)."""
+        self._words[key] = template
 
     def own(self, module: str, name: str) -> Callable[..., Any] | None:
         """``name`` of the ruleset folder's ``module`` (``views``, ``bench``), or None.
