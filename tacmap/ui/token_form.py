@@ -82,10 +82,12 @@ class FieldEditor:
             box = QSpinBox()
             box.setRange(int(f.min if f.min is not None else -1_000_000),
                          int(f.max if f.max is not None else 1_000_000))
+            box.setSpecialValueText(f.least_means)
             return box
         if f.kind == "float":
             dbox = QDoubleSpinBox()
             dbox.setRange(f.min if f.min is not None else -1e6, f.max if f.max is not None else 1e6)
+            dbox.setSpecialValueText(f.least_means)
             return dbox
         if f.kind == "choice":
             combo = QComboBox()

@@ -130,6 +130,8 @@ def test_check_stats_lists_every_problem_in_form_order() -> None:
     ({"kind": "choice", "choices": "a, b"}, "stat_block.x.choices must be a list of names"),
     ({"kind": "int", "choices": ["a"]}, "has choices, which a int field does not use"),
     ({"kind": "int", "repeats": True}, "repeats only applies to a choices field"),
+    ({"kind": "text", "least_means": "none"},
+     "stat_block.x.least_means only applies to an int or float field"),
     ({"kind": "int", "label": 3}, "stat_block.x.label must be text, not 3"),
     ({"kind": "int", "required": "yes"}, "stat_block.x.required must be true or false"),
     ("dex", "stat_block.x must be a table"),

@@ -280,3 +280,13 @@ def test_a_long_stat_block_scrolls_and_keeps_ok_on_the_screen(window: MainWindow
     ok = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
     assert screen.contains(QRect(ok.mapToGlobal(ok.rect().topLeft()), ok.size()))
     assert form.fields.verticalScrollBar().maximum() > 0  # the rest is a scroll away
+
+
+def test_a_sight_of_0_reads_unlimited_in_the_form(window: MainWindow, qtbot: object) -> None:
+    # 0 m of sight is "as far as the walls let it", not blindness.
+    form = window.add_combatant()
+    qtbot.addWidget(form)  # type: ignore[attr-defined]
+    sight = form.editors["sight"].widget
+    assert sight.text() == "unlimited"  # type: ignore[attr-defined]
+    sight.setValue(12)  # type: ignore[attr-defined]
+    assert sight.text().startswith("12")  # type: ignore[attr-defined]

@@ -598,7 +598,7 @@ def sight_field(units: Units) -> StatField:
     """The sight range every ruleset's stat block ends with, unless it names its own."""
     return StatField(SIGHT, f"Sight ({units.unit})", "float", min=0, max=100_000, default=0.0,
                      help="How far this combatant sees under fog of war; 0: as far as the "
-                          "walls let it.")
+                          "walls let it.", least_means="unlimited")
 
 
 def token_error(token: Token, problems: Sequence[str]) -> InputError:

@@ -45,7 +45,7 @@ _COLUMN_WORDS = {"int": "a whole number", "float": "a number", "text": "text", "
 
 #: Keys a ``[stat_block.<key>]`` table may hold; anything else is a typo worth naming.
 FIELD_KEYS = ("label", "kind", "min", "max", "default", "choices", "choices_from", "help",
-              "required", "repeats", "items", "columns")
+              "required", "repeats", "items", "columns", "least_means")
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,9 @@ class StatField:
     columns: tuple[ItemKind, ...] = ()
     """What each row of a rows field holds, column by column; for a list field, its
     fixed shape (a pair of whole numbers), when given."""
+    least_means: str = ""
+    """What the lowest value of an int or float means, shown in the form in its place
+    (a sight of 0: ``"unlimited"``)."""
 
 
 # --------------------------------------------------------------------------- checking
@@ -380,8 +383,11 @@ def _field(data: Mapping[str, Any], key: str, spec: Any, section: str = "stat_bl
         raise _bad(where, f"has min {_num(lo)} above max {_num(hi)}")
     choices = _choices(data, spec, kind, where)
     items, columns = _shape(spec, kind, where)
+    least = _text(spec, "least_means", "", where)
+    if least and kind not in ("int", "float"):
+        raise _bad(f"{where}.least_means", "only applies to an int or float field")
     draft = StatField(key, label, kind, lo, hi, None, choices, help_text, required, repeats,
-                      items, columns)
+                      items, columns, least)
     return replace(draft, default=_default(spec, draft, where))
 
 
