@@ -187,7 +187,15 @@ def test_a_greyed_action_button_says_why_when_hovered(demo: MainWindow) -> None:
     assert not long.isEnabled()
     assert long.toolTip() == long.statusTip() == "needs 2 actions, 1 left"
     at = QPointF(5, 5)
+    # Laid out under a resting pointer as the turn changes, it leaves the turn's line be.
+    demo.statusBar().showMessage("Round 1: Ser Aldric to act")
     QApplication.sendEvent(long, QEnterEvent(at, at, QPointF(long.mapToGlobal(QPoint(5, 5)))))
+    assert status(demo) == "Round 1: Ser Aldric to act"
+    # Pointed at, it says why.
+    QApplication.sendEvent(long, QMouseEvent(QEvent.Type.MouseMove, at,
+                                             QPointF(long.mapToGlobal(QPoint(5, 5))),
+                                             Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                                             Qt.KeyboardModifier.NoModifier))
     assert status(demo) == "needs 2 actions, 1 left"
 
 

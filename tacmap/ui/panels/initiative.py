@@ -12,8 +12,10 @@ from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import tip
 from tacmap.ui.qt import (
     QAbstractItemView,
+    QApplication,
     QColor,
     QDockWidget,
+    QEvent,
     QFont,
     QFontMetricsF,
     QFrame,
@@ -31,6 +33,7 @@ from tacmap.ui.qt import (
     QScrollArea,
     QSize,
     QSizePolicy,
+    QStatusTipEvent,
     Qt,
     QTimer,
     QVBoxLayout,
@@ -162,6 +165,20 @@ class ActionButton(QPushButton):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.full_text = text
+        # Its reason goes to the status bar once the pointer moves over it, not when it is
+        # laid out under a resting pointer as a turn begins (the turn's own line stays).
+        self.pointed = False
+        self.setMouseTracking(True)
+
+    def event(self, e: QEvent) -> bool:
+        """A status tip only once pointed at (see ``pointed``); a greyed button too, which
+        gets no ``mouseMoveEvent``."""
+        if e.type() == QEvent.Type.StatusTip and not self.pointed:
+            return True
+        if e.type() == QEvent.Type.MouseMove and not self.pointed:
+            self.pointed = True
+            QApplication.sendEvent(self, QStatusTipEvent(self.statusTip()))
+        return super().event(e)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
