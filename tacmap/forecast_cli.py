@@ -17,8 +17,10 @@ from typing import Any, TextIO
 from tacmap import house_rules_cli
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.state import Encounter
 from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.forecast import MAX_ROUNDS, Forecast, default_jobs, forecast
+from tacmap.engine.play.retreat import Retreat
 from tacmap.engine.rules.ruleset import Registry
 
 #: Fights ``tacmap forecast`` plays unless told: a few seconds on two cores for the
@@ -58,6 +60,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="forecast under house rule KEY = VALUE (repeatable; tacmap rules "
                         "FILE lists them)")
+    p.add_argument("--retreat", default=None, metavar="SIDE=WHEN",
+                   help="SIDE flees, ending the fight as a retreat rather than a win: "
+                        "SIDE=half when half of it is down, SIDE=N after round N")
 
 
 def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int:
@@ -72,20 +77,38 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     state = loaded.state
     ruleset = registry.get(state.ruleset)
     house_rules_cli.overridden(state, ruleset, args.rule)
+    retreat = None if args.retreat is None else retreat_of(args.retreat, state)
     bar = Bar(sys.stderr, args.fights) if sys.stderr.isatty() else None
     result = forecast(state, ruleset, args.fights, args.seed,
                       jobs=args.jobs or default_jobs(), max_rounds=args.rounds,
                       progress=None if bar is None else bar.update, folders=folders,
-                      policy=by_side if args.policy == "autopilot" else None)
+                      policy=by_side if args.policy == "autopilot" else None,
+                      retreat=retreat)
     if bar is not None:
         bar.close()
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
         policy = ", autopilot" if args.policy == "autopilot" else ""
-        print(table(result, f"{args.file} ({state.ruleset}), seed {args.seed}{policy}",
+        fled = f", {retreat.describe()}" if retreat is not None else ""
+        print(table(result, f"{args.file} ({state.ruleset}), seed {args.seed}{policy}{fled}",
                     args.rounds))
     return 0
+
+
+def retreat_of(text: str, state: Encounter) -> Retreat:
+    """``--retreat SIDE=half`` or ``SIDE=N`` as a ``Retreat``; InputError in one sentence."""
+    side, _, when = text.rpartition("=")
+    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+    if side not in sides:
+        raise InputError(f"--retreat names no side of this encounter: {side or text!r} "
+                         f"(its sides: {', '.join(sides)})")
+    if when == "half":
+        return Retreat(side)
+    if not when.isdigit() or not 1 <= int(when) <= 1000:
+        raise InputError(f"--retreat {side}=WHEN takes half or a round from 1 to 1,000, "
+                         f"not {when!r}")
+    return Retreat(side, int(when))
 
 
 class Bar:
@@ -116,14 +139,23 @@ def _pc(p: float) -> str:
 def table(result: Forecast, title: str, cap: int = MAX_ROUNDS) -> str:
     """The forecast as the table ``tacmap forecast`` prints."""
     lines = [f"Forecast of {title}: {result.fights} fights"]
-    width = max([len(s) for s in result.sides] + [len("undecided")])
+    width = max([len(s) for s in result.sides] + [len("undecided")]
+                + [len(s) + 5 for s in result.retreats])
     lines.append(f"  {'side':{width}s}  wins    95% interval")
     for side in result.sides:
         p, lo, hi = result.win(side)
         lines.append(f"  {side:{width}s}  {_pc(p)}  {_pc(lo)} – {_pc(hi)}")
+    for side in result.retreats:
+        p, lo, hi = result.retreat_chance(side)
+        lines.append(f"  {side + ' flee':{width}s}  {_pc(p)}  {_pc(lo)} – {_pc(hi)}")
     p, lo, hi = result.undecided_chance()
     lines.append(f"  {'undecided':{width}s}  {_pc(p)}  {_pc(lo)} – {_pc(hi)}"
                  f"   (no winner after {cap} rounds)")
+    lines.append("Losses (combatants out at the end of the fight):")
+    for side in result.sides:
+        spread = "  ".join(f"{k}: {_pc(p).strip()}" for k, p in result.losses(side).items())
+        spent, of = result.hp_spent(side)
+        lines.append(f"  {side:{width}s}  {spread}   HP lost {spent:.1f} of {of}")
     q10, q50, q90 = result.rounds_quantiles()
     lines.append(f"Rounds: median {q50} (10% of fights end by round {q10}, 90% by {q90})")
     spread = " ".join(f"{r}:{n}" for r, n in sorted(result.rounds.items()))

@@ -224,12 +224,13 @@ def _waited(held: Any, wanted: Any, serial: int, parent: int) -> bool:
     return not going()
 
 
-def forecast_task(state: Encounter, ruleset: Ruleset, fights: int, seed: int, *,
-                  told: Told, stopped: Callable[[], bool]) -> Any:
-    """The window's forecast of ``state``, told after the first fight and every so often."""
+def forecast_task(state: Encounter, ruleset: Ruleset, fights: int, seed: int,
+                  retreat: Any = None, *, told: Told, stopped: Callable[[], bool]) -> Any:
+    """The window's forecast of ``state`` (``retreat``: a side that flees), told after the
+    first fight and every so often."""
     from tacmap.engine.play.forecast import forecast
 
-    return forecast(state, ruleset, fights, seed, cancelled=stopped,
+    return forecast(state, ruleset, fights, seed, cancelled=stopped, retreat=retreat,
                     progress=lambda result: told(result, first=result.fights == 1,
                                                  final=result.fights == fights))
 

@@ -166,3 +166,34 @@ def test_closing_the_window_ends_the_forecast_workers(qtbot: object, window: Mai
     assert panel.workers == {}
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_losses_show_and_a_retreat_reruns_both_forecasts(qtbot: object, window: MainWindow
+                                                         ) -> None:
+    panel = open_forecast(qtbot, window)
+    now = panel.results["now"]
+    text = panel.losses.text()
+    for side in now.sides:
+        assert f"{side} down 0: " in text and "HP lost" in text
+    # The GM picks a side that flees after round 3: the forecast plays again so (here no
+    # fight is over by then: each ends with that side fleeing).
+    choices = [panel.retreat_box.itemText(i) for i in range(panel.retreat_box.count())]
+    side = now.sides[-1]
+    index = choices.index(f"{side} flee after round 3")
+    assert f"{side} flee when half are down" in choices and choices[0] == \
+        "Every side fights to the last"
+    panel.retreat_box.setCurrentIndex(index)
+    panel.retreat_box.activated.emit(index)
+    qtbot.waitUntil(lambda: "now" in panel.results and  # type: ignore[attr-defined]
+                    panel.results["now"].fights == FIGHTS and not panel.busy(), timeout=30000)
+    fled = panel.results["now"]
+    assert fled.retreats[side] + sum(fled.wins.values()) + fled.undecided == FIGHTS
+    assert fled.retreats[side] == FIGHTS - sum(fled.wins.values()) > 0
+    assert max(fled.rounds) <= 4
+    ticks = panel.wins.getAxis("bottom")._tickLevels  # the bars name the retreat
+    assert any(label == f"{side} flee" for level in ticks for _, label in level)
+    # A new state keeps the GM's retreat choice.
+    window.forecast.panel.show_state(window.session.referee.state,
+                                     window.session.referee.ruleset, [])
+    assert panel.retreat_box.currentText() == f"{side} flee after round 3"
+    panel.cancel()

@@ -37,6 +37,7 @@ from tacmap.engine.model.state import Cell, Encounter, Token
 from tacmap.engine.play.autoplay import Choice, Driver, Policy, Table
 from tacmap.engine.play.hints import DOWN, Hints
 from tacmap.engine.play.referee import Referee
+from tacmap.engine.play.retreat import Retreat
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.engine.rules.views import ActionOption, Odds
 from tacmap.engine.space.grid import edge_distance
@@ -372,12 +373,15 @@ class Fight:
     """HP left of each combatant, in the encounter's token order."""
     fallen: tuple[bool, ...]
     """Whether each combatant was out of the fight at the end."""
+    retreated: str | None = None
+    """The side that fled (``Retreat``): the fight ended there, won by nobody."""
 
 
 def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKey, Odds | None],
-               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None) -> Fight:
+               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None,
+               retreat: Retreat | None = None) -> Fight:
     """One fight from ``start`` (untouched) with dice seed ``seed``, played by ``Aggressive``
-    or by what ``policy`` makes of it."""
+    or by what ``policy`` makes of it; ``retreat`` may end it early."""
     state = start.copy()
     state.seed = seed
     state.dice_drawn = 0
@@ -399,20 +403,30 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
                     return False
         return True
 
-    rounds = 0
+    rounds, fled = 0, False
     if not over(state):
         driver.start()
         first = referee.state.round
+        at_start = sum(1 for t in state.tokens.values()
+                       if retreat is not None and t.side == retreat.side and not hints.out(t))
+
+        def ends(s: Encounter) -> bool:
+            nonlocal fled
+            if over(s):
+                return True
+            fled = retreat is not None and retreat.due(s, hints, at_start, s.round - first + 1)
+            return fled
+
         # The driver stops at the cap; a fight that ends mid-round stops at once.
-        driver.play(rounds=max_rounds, max_steps=MAX_STEPS, stop=over)
+        driver.play(rounds=max_rounds, max_steps=MAX_STEPS, stop=ends)
         # The round it ended in counts; one stopped at the cap lasted the cap.
         rounds = min(max_rounds, referee.state.round - first + 1)
     left = _standing(referee.state, hints)
     winner = next(iter(left)) if len(left) == 1 else None
     tokens = list(referee.state.tokens.values())
     return Fight(winner, rounds, tuple(t.hp for t in tokens),
-                 tuple(hints.out(t)
-                       for t in tokens))
+                 tuple(hints.out(t) for t in tokens),
+                 retreat.side if fled and winner is None and retreat is not None else None)
 
 
 def _standing(state: Encounter, hints: Hints) -> set[str]:
@@ -450,6 +464,8 @@ class Forecast:
     """Sum over fights of each token's HP left (0 for HP below 0)."""
     fallen: Counter[tuple[str, ...]] = field(default_factory=Counter)
     """Fights by the set of combatants out at the end (ids, in the encounter's order)."""
+    retreats: Counter[str] = field(default_factory=Counter)
+    """Fights that ended with a side fleeing (``Retreat``), by side."""
 
     @staticmethod
     def empty(state: Encounter) -> Forecast:
@@ -464,7 +480,9 @@ class Forecast:
         """Count more fights in."""
         for f in fights:
             self.fights += 1
-            if f.winner is None:
+            if f.retreated is not None:
+                self.retreats[f.retreated] += 1
+            elif f.winner is None:
                 self.undecided += 1
             else:
                 self.wins[f.winner] += 1
@@ -480,6 +498,27 @@ class Forecast:
         hits = self.wins[side]
         lo, hi = wilson(hits, n)
         return (hits / n if n else 0.0), lo, hi
+
+    def retreat_chance(self, side: str) -> tuple[float, float, float]:
+        """Chance ``side`` flees (a ``Retreat``), with its 95% interval."""
+        hits = self.retreats[side]
+        lo, hi = wilson(hits, self.fights)
+        return (hits / self.fights if self.fights else 0.0), lo, hi
+
+    def losses(self, side: str) -> dict[int, float]:
+        """For ``side``: the chance that exactly 0, 1, 2 … of its combatants end the fight
+        out of it (every count from 0 to its number)."""
+        mine = {i for i, s in zip(self.ids, self.token_sides, strict=True) if s == side}
+        counts = Counter({k: 0 for k in range(len(mine) + 1)})
+        for ids, n in self.fallen.items():
+            counts[sum(1 for i in ids if i in mine)] += n
+        return {k: (n / self.fights if self.fights else 0.0) for k, n in sorted(counts.items())}
+
+    def hp_spent(self, side: str) -> tuple[float, int]:
+        """For ``side``: the HP its combatants lose on average, and the HP they began with."""
+        ks = [k for k, s in enumerate(self.token_sides) if s == side]
+        start = sum(max(0, self.start_hp[k]) for k in ks)
+        return start - sum(self.mean_hp(k) for k in ks), start
 
     def undecided_chance(self) -> tuple[float, float, float]:
         """Chance of no winner within the round cap, with its 95% interval."""
@@ -528,6 +567,11 @@ class Forecast:
                                self.ids, self.names, self.token_sides, self.start_hp,
                                strict=True))],
             "likely_fallen": {"ids": list(fallen), "chance": chance},
+            "losses": {s: {str(k): p for k, p in self.losses(s).items()} for s in self.sides},
+            "hp_spent": {s: dict(zip(("mean", "of"), self.hp_spent(s), strict=True))
+                         for s in self.sides},
+            "retreats": {s: dict(zip(("chance", "low", "high"), self.retreat_chance(s),
+                                     strict=True)) for s in self.retreats},
         }
 
 
@@ -535,11 +579,11 @@ Progress = Callable[[Forecast], None]
 
 
 def play_batch(start: Encounter, ruleset: Ruleset, seed: int, first: int, count: int,
-               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None
-               ) -> list[Fight]:
+               max_rounds: int = MAX_ROUNDS, policy: PolicyMaker | None = None,
+               retreat: Retreat | None = None) -> list[Fight]:
     """Fights ``first`` to ``first + count - 1`` of a forecast seeded ``seed``."""
     cache: dict[OddsKey, Odds | None] = {}
-    return [play_fight(start, ruleset, fight_seed(seed, i), cache, max_rounds, policy)
+    return [play_fight(start, ruleset, fight_seed(seed, i), cache, max_rounds, policy, retreat)
             for i in range(first, first + count)]
 
 
@@ -548,14 +592,15 @@ _WORKER: dict[str, Any] = {}
 
 def _batch_in_worker(raw: bytes, ruleset_id: str, folders: tuple[str, ...], seed: int,
                      first: int, count: int, max_rounds: int,
-                     policy: PolicyMaker | None = None) -> list[Fight]:
+                     policy: PolicyMaker | None = None,
+                     retreat: Retreat | None = None) -> list[Fight]:
     """A batch in a worker process: the encounter arrives as file bytes, decoded once."""
     if _WORKER.get("raw") != raw:
         registry = Registry(folders, warn=lambda message: None)
         _WORKER.update(raw=raw, state=storage.loads(raw, registry).state,
                        ruleset=registry.get(ruleset_id))
     return play_batch(_WORKER["state"], _WORKER["ruleset"], seed, first, count, max_rounds,
-                      policy)
+                      policy, retreat)
 
 
 def batches(fights: int) -> list[tuple[int, int]]:
@@ -566,13 +611,13 @@ def batches(fights: int) -> list[tuple[int, int]]:
 def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: int = 1,
              progress: Progress | None = None, max_rounds: int = MAX_ROUNDS,
              folders: Sequence[str] = (), cancelled: Callable[[], bool] | None = None,
-             policy: PolicyMaker | None = None) -> Forecast:
+             policy: PolicyMaker | None = None, retreat: Retreat | None = None) -> Forecast:
     """Play ``fights`` fights from ``state`` (untouched) and count how they end.
 
     ``jobs`` above 1 plays batches in that many worker processes (``folders``: the
     user's ruleset folders, for them to load the ruleset); ``progress`` is called
     with the forecast so far after each fight (each batch, with workers);
-    ``cancelled`` stops it early; ``policy`` as ``play_fight``.
+    ``cancelled`` stops it early; ``policy`` and ``retreat`` as ``play_fight``.
     """
     result = Forecast.empty(state)
     start = state.copy()
@@ -586,7 +631,7 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
                 if cancelled is not None and cancelled():
                     return result
                 result.add([play_fight(start, ruleset, fight_seed(seed, i), cache,
-                                       max_rounds, policy)])
+                                       max_rounds, policy, retreat)])
                 if progress is not None:
                     progress(result)
         return result
@@ -596,7 +641,8 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
     try:
         pending: dict[Future[list[Fight]], int] = {
             pool.submit(_batch_in_worker, raw, ruleset.id, tuple(str(f) for f in folders),
-                        seed, first, count, max_rounds, policy): first for first, count in plan}
+                        seed, first, count, max_rounds, policy, retreat): first
+            for first, count in plan}
         while pending:
             finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             if cancelled is not None and cancelled():

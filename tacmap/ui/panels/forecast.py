@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.retreat import Retreat
 from tacmap.engine.rules.house_rules import value_in_force
 from tacmap.engine.rules.ruleset import Ruleset
+from tacmap.ui.odds_card import whole_axis
 from tacmap.ui.plain import label
 from tacmap.ui.qt import (
     QComboBox,
@@ -65,6 +67,10 @@ class ForecastHost(Protocol):
 #: so once a second keeps a drag beside it within its budget (DESIGN §7: p95 at most
 #: 1.25× without a forecast). Until the first estimate is in, it looks ten times a second.
 REPORT_EVERY, FIRST_LOOKS = 1.0, 0.1
+#: The retreat choice that plays every fight to the last.
+LAST = "Every side fights to the last"
+#: The round after which a side flees, in the dock's retreat choice ("after round N").
+RETREAT_ROUND = 3
 #: What the dock says of an encounter with no fight in it.
 NOTHING = "Nothing to forecast: it takes combatants on two sides still in the fight."
 
@@ -83,7 +89,8 @@ class Job:
         self.which = which
         self.fights = fights
         self.worker = worker
-        self.number = worker.submit(forecast_task, state, ruleset, fights, SEED)
+        self.number = worker.submit(forecast_task, state, ruleset, fights, SEED,
+                                    panel.retreat_box.currentData())
         self.over = False
         """The worker said its last word of this job."""
         self.timer = QTimer(panel)
@@ -166,6 +173,10 @@ class ForecastPanel(QWidget):
         self.rounds.setMouseEnabled(False, False)
         self.rounds.hideButtons()
         layout.addWidget(self.rounds)
+        # Losses, not only winners (issue 39): how many of each side end the fight out.
+        self.losses = label("")
+        self.losses.setWordWrap(True)
+        layout.addWidget(self.losses)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Combatant", "Drops", "HP left", "What if"])
         self.table.verticalHeader().setVisible(False)
@@ -189,7 +200,12 @@ class ForecastPanel(QWidget):
         self.rule_button.clicked.connect(self.under_rule)
         self.clear_button = QPushButton("Clear what-if")
         self.clear_button.clicked.connect(self.clear_what_if)
-        for row_widgets in ((label("What if:"), self.remove_box, self.remove_button),
+        # A side that flees rather than fights to the last: both forecasts play it so.
+        self.retreat_box = QComboBox()
+        self.retreat_box.addItem(LAST, None)
+        self.retreat_box.activated.connect(self.rerun)
+        for row_widgets in ((label("Retreat:"), self.retreat_box),
+                            (label("What if:"), self.remove_box, self.remove_button),
                             (self.add_box, self.add_button),
                             (self.rule_box, self.rule_button, self.clear_button)):
             what = QHBoxLayout()
@@ -224,6 +240,13 @@ class ForecastPanel(QWidget):
             self.rule_box.addItem("(no house rules)")
         self.rule_box.setEnabled(bool(ruleset.manifest.options))
         self.rule_button.setEnabled(bool(ruleset.manifest.options))
+        kept = self.retreat_box.currentText()  # by its words: Qt cannot find a Python value
+        self.retreat_box.clear()
+        self.retreat_box.addItem(LAST, None)
+        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+            for retreat in (Retreat(side), Retreat(side, RETREAT_ROUND)):
+                self.retreat_box.addItem(retreat.describe(), retreat)
+        self.retreat_box.setCurrentIndex(max(0, self.retreat_box.findText(kept)))
         sides = {t.side for t in state.tokens.values() if not ruleset.out_of_fight(t)}
         if len(sides) < 2:  # no fight to play out: say so rather than chart 200 empty ones
             self.cancel()
@@ -252,6 +275,13 @@ class ForecastPanel(QWidget):
                                self.fights, self)
         self.cancel_button.setEnabled(True)
         self.redraw()
+
+    def rerun(self) -> None:
+        """Play the forecast (and the what-if) again under the retreat chosen."""
+        if self.state is not None and self.ruleset is not None:
+            self.start("now", self.state)
+            if self.what_if is not None:
+                self.start("what if", self.what_if)
 
     def _current(self, name: str) -> str | None:
         which = name.split("#")[0]
@@ -355,6 +385,7 @@ class ForecastPanel(QWidget):
         self.title.setText(text)
         self._draw_wins(now, other)
         self._draw_rounds(now, other)
+        self.losses.setText(losses_text(now) if now is not None and now.fights else "")
         self._fill_table(now, other)
 
     def _draw_wins(self, now: Forecast | None, other: Forecast | None) -> None:
@@ -363,7 +394,8 @@ class ForecastPanel(QWidget):
         self.wins.clear()
         if now is None:
             return
-        sides = [*now.sides, "undecided"]
+        fled = sorted(set(now.retreats) | (set(other.retreats) if other is not None else set()))
+        sides = [*now.sides, *(f"{s} flee" for s in fled), "undecided"]
         width = 0.38 if other is not None else 0.7
         for k, (result, colour) in enumerate(((now, NOW), (other, WHAT_IF))):
             if result is None or not result.fights:
@@ -371,7 +403,8 @@ class ForecastPanel(QWidget):
             heights, lows, highs = [], [], []
             for side in sides:
                 p, lo, hi = result.undecided_chance() if side == "undecided" \
-                    else result.win(side)
+                    else result.retreat_chance(side[:-5]) if side.endswith(" flee") \
+                    and side[:-5] in fled else result.win(side)
                 heights.append(100 * p)
                 lows.append(100 * (p - lo))
                 highs.append(100 * (hi - p))
@@ -389,6 +422,9 @@ class ForecastPanel(QWidget):
         import pyqtgraph as pg
 
         self.rounds.clear()
+        spans = [r for result in (now, other) if result is not None for r in result.rounds]
+        if spans:  # whole rounds only: a short fight's axis read "1.5"
+            whole_axis(self.rounds, min(spans), max(spans))
         for k, (result, colour) in enumerate(((now, NOW), (other, WHAT_IF))):
             if result is None or not result.fights:
                 continue
@@ -522,3 +558,14 @@ def _placed(state: Encounter, token: Token) -> Token:
             break
     return Token(tid, token.name if n == 1 else f"{token.name} {n}", token.side, x, y,
                  token.size, token.max_hp, token.max_hp, dict(token.stats))
+
+
+def losses_text(result: Forecast) -> str:
+    """One line a side: the chance that 0, 1, 2 … of it end the fight out, and the HP it
+    loses on average (plain text)."""
+    lines = ["Losses: how many end the fight down, and the HP lost"]
+    for side in result.sides:
+        spread = ", ".join(f"{k}: {100 * p:.0f}%" for k, p in result.losses(side).items())
+        spent, of = result.hp_spent(side)
+        lines.append(f"  {side} down {spread}; HP lost {spent:.0f} of {of}")
+    return "\n".join(lines)
