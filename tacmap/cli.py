@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tacmap import forecast_cli
 
     forecast_cli.add_parser(sub)
+    from tacmap import balance_cli
+
+    balance_cli.add_parser(sub)
     house_rules_cli.add_parser(sub)
 
     from tacmap.kit import commands as kit
@@ -177,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("rulesets", "demos", "open", "render", "new", "import", "report", "check", "measure",
-            "play", "roll", "bench", "ruleset", "schema", "forecast", "rules", "desktop")
+            "play", "roll", "bench", "ruleset", "schema", "forecast", "balance", "rules",
+            "desktop")
 
 
 def _window_only(argv: list[str]) -> argparse.Namespace | None:
@@ -423,6 +427,10 @@ def _run(args: argparse.Namespace, warnings: list[str]) -> int:
         if args.command == "bench":
             return forecast_cli.bench(registry, args.json, args.quick)
         return forecast_cli.run(registry, args, args.rulesets_dir)
+    if args.command == "balance":
+        from tacmap import balance_cli
+
+        return balance_cli.run(registry, args, args.rulesets_dir)
     if args.command == "bench":
         from tacmap import bench
         from tacmap.ui import bench as map_bench

@@ -114,6 +114,15 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                   "tacmap forecast fight.tacmap --policy autopilot --fights 100",
                   "tacmap new --demo opposed fight.tacmap && tacmap forecast fight.tacmap "
                   "--fights 200 --rule surprise_armour=ignored"]),
+    "balance": ("Propose changes to one side of the fight in FILE (copies of its combatants "
+                "added or taken off, beside their side, or their HP scaled) that bring it to "
+                "a target, found with the forecast: the best three, each with its forecast "
+                "and interval. FILE is never changed; --out writes the picked proposal to a "
+                "new file, as one command its log can undo.",
+                ["tacmap new --demo action_pool fight.tacmap && tacmap balance fight.tacmap "
+                 "--target \"heroes win 75%\"",
+                 "tacmap balance fight.tacmap --target \"heroes win 60% ± 10%, at most 1 "
+                 "down in half the fights\" --out tuned.tacmap"]),
 }
 
 

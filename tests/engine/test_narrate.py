@@ -25,6 +25,7 @@ from tacmap.engine.model.commands import (
     Move,
     MoveGroup,
     PlaceTemplate,
+    Rebalance,
     RemoveTemplate,
     RemoveToken,
     RemoveTokens,
@@ -119,6 +120,9 @@ SENTENCES: list[tuple[Command, str]] = [
     (AddTokens((Token("g2", "Goblin 2", "foes", 1, 1), Token("g3", "Goblin 3", "foes", 2, 1))),
      "GM adds Goblin 2 and Goblin 3"),
     (RemoveTokens(("grell",)), "GM removes Grell"),
+    (Rebalance(add=(Token("g2", "Goblin 2", "foes", 1, 1),), remove=("grell",),
+               edit=(Token("kara", "Kara", "party", 1, 1, hp=20, max_hp=20),)),
+     "GM balances the encounter: adds Goblin 2; removes Grell; Kara's HP 20"),
     (SetHouseRule("surprise_criticals", "allowed"),
      "GM sets the house rule surprise criticals to allowed"),
 ]

@@ -304,6 +304,19 @@ class RemoveTokens(Command, frozen=True, tag="remove_tokens"):
     """Token ids."""
 
 
+class Rebalance(Command, frozen=True, tag="rebalance"):
+    """GM: a balance proposal taken (Build ▸ Balance Encounter, ``tacmap balance``): tokens
+    added, taken off and edited at once, undone as one."""
+
+    override = True
+    add: tuple[Token, ...] = ()
+    """New tokens, whole, with ids no token has yet."""
+    remove: tuple[Text, ...] = ()
+    """Ids of tokens taken off the map."""
+    edit: tuple[Token, ...] = ()
+    """Tokens as they should be (their HP); each id names the token it replaces."""
+
+
 def describe(cmd: Command) -> str:
     """A command as a short readable line.
 

@@ -41,6 +41,7 @@ from tacmap.engine.model.commands import (
     Move,
     MoveGroup,
     PlaceTemplate,
+    Rebalance,
     RemoveTemplate,
     RemoveToken,
     RemoveTokens,
@@ -205,7 +206,25 @@ def _table_tool(c: Command, n: Callable[[str], str], events: Sequence[Event]) ->
         return f"GM adds {_listed([t.name for t in c.tokens])}"
     if isinstance(c, RemoveTokens):
         return f"GM removes {_listed([n(tid) for tid in c.tokens])}"
+    if isinstance(c, Rebalance):
+        return "GM balances the encounter: " + "; ".join(rebalance_words(c, n, events))
     return ""
+
+
+def rebalance_words(c: Rebalance, n: Callable[[str], str], events: Sequence[Event] = ()
+                    ) -> list[str]:
+    """What a balance proposal changes, one phrase each: adds, removals, HP (from what,
+    when its events are known)."""
+    parts = []
+    if c.add:
+        parts.append(f"adds {_listed([t.name for t in c.add])}")
+    if c.remove:
+        parts.append(f"removes {_listed([n(tid) for tid in c.remove])}")
+    was = {e.old.id: e.old.max_hp for e in events if isinstance(e, TokenEdited)}
+    for t in c.edit:
+        before = f"{was[t.id]} → " if was.get(t.id, t.max_hp) != t.max_hp else ""
+        parts.append(f"{_possessive(t.name)} HP {before}{t.max_hp}")
+    return parts
 
 
 def _listed(names: list[str]) -> str:

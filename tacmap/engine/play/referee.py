@@ -27,8 +27,10 @@ from tacmap.engine.model.commands import (
     EditToken,
     FreeMove,
     PlaceTemplate,
+    Rebalance,
     RemoveTemplate,
     RemoveToken,
+    RemoveTokens,
     RenameEncounter,
     SetCondition,
     SetDiagonal,
@@ -297,6 +299,19 @@ def resolve_override(ctx: Resolution, cmd: Command, ruleset: Ruleset) -> None:
         add_tokens(ctx, cmd, [_checked_token(state, t, ruleset) for t in cmd.tokens])
         for token in cmd.tokens:
             ruleset.joined(ctx, state.tokens[token.id])
+    elif isinstance(cmd, Rebalance):
+        if not (cmd.add or cmd.remove or cmd.edit):
+            raise RuleError("a balance proposal that changes nothing")
+        if cmd.remove:
+            resolve_gm_tool(ctx, RemoveTokens(cmd.remove), ruleset)
+        for token in cmd.edit:
+            old = state.token(token.id)
+            ctx.emit(TokenEdited(copy.deepcopy(old), _checked_token(state, token, ruleset)))
+        if cmd.add:
+            add_tokens(ctx, AddTokens(cmd.add), [_checked_token(state, t, ruleset)
+                                                 for t in cmd.add])
+            for token in cmd.add:
+                ruleset.joined(ctx, state.tokens[token.id])
     elif isinstance(cmd, FreeMove):
         token = state.token(cmd.token)
         x, y = cmd.to
