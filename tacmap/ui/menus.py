@@ -30,6 +30,7 @@ from tacmap.ui.player import PlayerScreen
 from tacmap.ui.pointing import Pointing
 from tacmap.ui.qt import (
     QAction,
+    QDialog,
     QDockWidget,
     QKeySequence,
     QLabel,
@@ -120,6 +121,18 @@ class WindowMenus(QMainWindow):
     def _run(self, command: Command) -> bool:
         return self.combat.run(command)
 
+    def balance_encounter(self) -> QDialog:
+        """Build ▸ Balance Encounter: a target, proposals searched beside the window."""
+        # Imported on first use: the search's modules are not the first paint's.
+        from tacmap.ui.balance_dialog import BalanceDialog
+
+        referee = self.session.referee
+        dialog = BalanceDialog(referee.state, referee.ruleset, self._run, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.balance_dialog = dialog  # kept referenced while it is on screen
+        dialog.show()
+        return dialog
+
     def build_menus(self) -> None:
         """File, Edit, Combat, Build, View and Help, and the Tools toolbar."""
         bar, files, combat = self.menuBar(), self.files, self.combat
@@ -192,6 +205,7 @@ class WindowMenus(QMainWindow):
         self._action(menu, "&Duplicate Combatant", build.duplicate_combatant, "Ctrl+D")
         self._action(menu, "&Remove Combatant", self.groups.remove, "Delete")
         self._action(menu, "Save Combatant to Roster…", self.rosters.save_to_roster)
+        self._action(menu, "&Balance Encounter…", self.balance_encounter)
         menu.addSeparator()
         self.tool_actions: dict[str, QAction] = {}
         for key, label, keys, short in TOOLS:

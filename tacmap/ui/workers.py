@@ -253,3 +253,14 @@ def suggest_task(state: Encounter, ruleset: Ruleset, actor: str, seed: int,
 
     return suggest(state, ruleset, actor, seed, known=Known(
         {side: set(ids) for side, ids in seen.items()}))
+
+
+def balance_task(state: Encounter, ruleset: Ruleset, target: Any, side: str,
+                 sizes: tuple[int, int, int] | None = None, *,
+                 told: Told, stopped: Callable[[], bool]) -> Any:
+    """Build ▸ Balance Encounter's search (``target`` already read); progress lines are
+    told as text, the proposals are its last word."""
+    from tacmap.engine.play.balance import balance
+
+    return balance(state, ruleset, target, side, told=lambda line: told(line, first=True),
+                   cancelled=stopped, sizes=sizes)

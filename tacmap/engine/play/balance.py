@@ -164,14 +164,17 @@ def scaled(state: Encounter, ruleset: Ruleset, side: str, scale: float) -> Rebal
 def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
             pool: Sequence[Token] = (), jobs: int = 1, folders: Sequence[str] = (),
             told: Callable[[str], None] | None = None,
-            cancelled: Callable[[], bool] | None = None) -> list[Proposal]:
+            cancelled: Callable[[], bool] | None = None,
+            sizes: tuple[int, int, int] | None = None) -> list[Proposal]:
     """The best ``SHOWN`` proposals for ``target``, changing ``side``, best first.
 
     First the numbers: each of ``STEPS`` steps tries every one-combatant change on top
     of the ``BEAM`` best so far, with ``GUESS`` fights. Then the HP: for each of the best,
     the side's HP is scaled by bisection towards the target's chance (more HP for the side
-    helps it win). The best are played ``CONFIRM`` times. ``told`` hears progress.
+    helps it win). The best are played ``CONFIRM`` times. ``told`` hears progress;
+    ``sizes`` replaces (``GUESS``, ``CONFIRM``, ``STEPS``) for a quick search.
     """
+    guess, confirm, steps = sizes if sizes is not None else (GUESS, CONFIRM, STEPS)
     def play(s: Encounter, fights: int) -> Forecast:
         return forecast(s, ruleset, fights, seed=1, jobs=jobs, folders=folders,
                         cancelled=cancelled)
@@ -183,12 +186,12 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
     def stopped() -> bool:
         return cancelled is not None and cancelled()
 
-    start = play(state, GUESS)
+    start = play(state, guess)
     say(f"as it is: {target.side} {100 * start.win(target.side)[0]:.0f}% to win")
     tried: dict[str, tuple[float, Rebalance, Encounter, Forecast]] = {
         "": (target.miss(start), Rebalance(), state, start)}
     beam = [""]
-    for step in range(STEPS):
+    for step in range(steps):
         grown: list[str] = []
         for words in beam:
             _miss, done, base, _result = tried[words]
@@ -200,7 +203,7 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
                     continue
                 if stopped():
                     return []
-                result = play(after, GUESS)
+                result = play(after, guess)
                 tried[key] = (target.miss(result), joined, after, result)
                 grown.append(key)
         if not grown:
@@ -227,7 +230,7 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
             shaped = apply(state, change)
             if shaped is None or not change.edit:
                 break
-            result = play(shaped, GUESS)
+            result = play(shaped, guess)
             chance = result.win(target.side)[0]
             phrase = "; ".join(filter(None, [words, f"{possessive(side)} HP × {scale:.2f}"]))
             tuned.append((phrase, change, shaped))
@@ -238,16 +241,16 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
             return []
         if not (command.add or command.remove or command.edit):
             continue  # the encounter as it is: not a proposal
-        result = play(after, CONFIRM if len(tuned) <= CONFIRMED else GUESS)
+        result = play(after, confirm if len(tuned) <= CONFIRMED else guess)
         proposals.append(Proposal(words, command, result, target.miss(result), target))
     proposals.sort(key=lambda q: (q.miss, abs(q.result.win(target.side)[0] - target.win)))
     best = proposals[:CONFIRMED]
-    for k, guess in enumerate(best):
-        if guess.result.fights < CONFIRM:
-            after = apply(state, guess.command)
+    for k, first in enumerate(best):
+        if first.result.fights < confirm:
+            after = apply(state, first.command)
             assert after is not None
-            result = play(after, CONFIRM)
-            best[k] = Proposal(guess.words, guess.command, result, target.miss(result), target)
+            result = play(after, confirm)
+            best[k] = Proposal(first.words, first.command, result, target.miss(result), target)
     best.sort(key=lambda b: (b.miss, abs(b.result.win(target.side)[0] - target.win),
                              len(b.words)))
     return best[:SHOWN]
