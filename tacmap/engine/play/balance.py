@@ -175,6 +175,7 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
     ``sizes`` replaces (``GUESS``, ``CONFIRM``, ``STEPS``) for a quick search.
     """
     guess, confirm, steps = sizes if sizes is not None else (GUESS, CONFIRM, STEPS)
+
     def play(s: Encounter, fights: int) -> Forecast:
         return forecast(s, ruleset, fights, seed=1, jobs=jobs, folders=folders,
                         cancelled=cancelled)
@@ -211,11 +212,11 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
         beam = sorted(grown, key=lambda k: (tried[k][0], len(k)))[:BEAM]
         say(f"step {step + 1}: {len(tried) - 1} changes tried")
     shapes = sorted(tried, key=lambda k: (tried[k][0], len(k)))[:TUNED]
-    tuned: list[tuple[str, Rebalance, Encounter]] = []
+    tuned: list[tuple[str, Rebalance, Encounter, Forecast]] = []
     helps = side == target.side  # more HP for the side changed: more wins for it
     for words in shapes:
         _miss, done, after, result = tried[words]
-        tuned.append((words, done, after))
+        tuned.append((words, done, after, result))
         low, high, scale = 0.5, 2.0, 1.0
         chance = result.win(target.side)[0]
         for _ in range(BISECTIONS):
@@ -233,24 +234,17 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
             result = play(shaped, guess)
             chance = result.win(target.side)[0]
             phrase = "; ".join(filter(None, [words, f"{possessive(side)} HP × {scale:.2f}"]))
-            tuned.append((phrase, change, shaped))
-    say(f"{len(tuned)} proposals: confirming the best")
-    proposals = []
-    for words, command, after in tuned:
+            tuned.append((phrase, change, shaped, result))
+    # The encounter as it is is no proposal; the best first guesses are played again.
+    guesses = sorted((t for t in tuned if t[1].add or t[1].remove or t[1].edit),
+                     key=lambda t: (target.miss(t[3]), abs(t[3].win(target.side)[0] - target.win)))
+    say(f"{len(tried) + len(tuned) - len(shapes) - 1} changes tried: confirming the best")
+    best = []
+    for words, command, after, _guess in guesses[:CONFIRMED]:
         if stopped():
             return []
-        if not (command.add or command.remove or command.edit):
-            continue  # the encounter as it is: not a proposal
-        result = play(after, confirm if len(tuned) <= CONFIRMED else guess)
-        proposals.append(Proposal(words, command, result, target.miss(result), target))
-    proposals.sort(key=lambda q: (q.miss, abs(q.result.win(target.side)[0] - target.win)))
-    best = proposals[:CONFIRMED]
-    for k, first in enumerate(best):
-        if first.result.fights < confirm:
-            after = apply(state, first.command)
-            assert after is not None
-            result = play(after, confirm)
-            best[k] = Proposal(first.words, first.command, result, target.miss(result), target)
+        result = play(after, confirm)
+        best.append(Proposal(words, command, result, target.miss(result), target))
     best.sort(key=lambda b: (b.miss, abs(b.result.win(target.side)[0] - target.win),
                              len(b.words)))
     return best[:SHOWN]
