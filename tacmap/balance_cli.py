@@ -31,6 +31,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--like", action="append", default=[], metavar="TOKEN",
                    help="a token (id or name) whose copies may join that side too "
                         "(repeatable)")
+    p.add_argument("--from", dest="roster", default=None, metavar="WORDS",
+                   help="combatants of the roster (the window's, of this ruleset) whose "
+                        "name or tags hold WORDS may join that side too")
     p.add_argument("--pick", type=int, default=1, metavar="K",
                    help="the proposal --out takes (default 1, the best)")
     p.add_argument("--out", default=None, metavar="OUT",
@@ -54,6 +57,8 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     target = parse_target(args.target, sides)
     side = changed_side(state, target, args.side)
     pool = [_token(state, name) for name in args.like]
+    if args.roster is not None:
+        pool += _from_roster(state.ruleset, args.roster)
     if args.out:
         storage.check_target(args.out)  # a folder or a pipe is refused before the search
     told = (lambda line: print(line, file=sys.stderr, flush=True)) \
@@ -120,3 +125,20 @@ def _token(state: Encounter, name: str) -> Token:
         if name in (t.id, t.name):
             return t
     raise InputError(f"--like names no token of this encounter: {name!r}")
+
+
+def _from_roster(ruleset_id: str, words: str) -> list[Token]:
+    """The roster's combatants of ``ruleset_id`` whose name or tags hold ``words``."""
+    from tacmap.engine.files.roster import Roster
+    from tacmap.ui.settings import data_folder  # the window's roster (no Qt in settings)
+
+    path = data_folder() / "roster.sqlite3"
+    if not path.exists():
+        raise InputError(f"--from: there is no roster yet ({path}); save combatants to it "
+                         "from the window (Build ▸ Save Combatant to Roster)")
+    with Roster(path) as roster:
+        found = roster.search(ruleset_id, words)
+    if not found:
+        raise InputError(f"--from: the roster has no {ruleset_id} combatant whose name or "
+                         f"tags hold {words!r}")
+    return [entry.token for entry in found]

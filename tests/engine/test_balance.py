@@ -123,3 +123,29 @@ def test_a_bad_balance_request_is_one_sentence(tmp_path: Path,
     assert "--side names no side of this encounter: 'elves'" in capsys.readouterr().err
     assert main(["balance", str(DEMO), "--target", "heroes win 50%", "--like", "Nobody"]) == 2
     assert "--like names no token of this encounter: 'Nobody'" in capsys.readouterr().err
+
+
+def test_the_roster_and_like_tokens_join_the_changes_tried(
+        registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tacmap import balance_cli
+    from tacmap.engine.files.roster import Roster
+    from tacmap.engine.model.state import Token
+
+    state = storage.load(DEMO, registry).state
+    rules = registry.get(state.ruleset)
+    monkeypatch.setenv("TACMAP_HOME", str(tmp_path))
+    assert main(["balance", str(DEMO), "--target", "heroes win 75%", "--from", "ogre"]) == 2
+    assert "--from: there is no roster yet" in capsys.readouterr().err
+    with Roster(tmp_path / "roster.sqlite3") as roster:
+        roster.add("action_pool", Token("ogre", "Ogre", "monsters", 0, 0, hp=40, max_hp=40),
+                   ["brute"])
+    assert main(["balance", str(DEMO), "--target", "heroes win 75%", "--from", "dragon"]) == 2
+    assert "the roster has no action_pool combatant whose name or tags hold 'dragon'" in \
+        capsys.readouterr().err
+    pool = balance_cli._from_roster("action_pool", "brute")
+    assert [t.name for t in pool] == ["Ogre"]
+    tried = [words for words, _ in balancing.moves(state, rules, "bandits", pool)]
+    assert "add Ogre" in tried  # a copy joins the bandits, beside them
+    ogre = next(c for w, c in balancing.moves(state, rules, "bandits", pool) if w == "add Ogre")
+    assert ogre.add[0].side == "bandits" and ogre.add[0].hp == 40

@@ -308,7 +308,9 @@ def _copy_beside(state: Encounter, model: Token, side: str) -> Token:
         n += 1
     mates = [t.cell for t in state.tokens.values() if t.side == side] or [model.cell]
     near = (sum(c[0] for c in mates) // len(mates), sum(c[1] for c in mates) // len(mates))
-    return Token(f"{stem}_{n}", next_names(state, model.name, 1)[0], side,
+    named = any(_stem(t.name) == _stem(model.name) for t in state.tokens.values())
+    name = next_names(state, model.name, 1)[0] if named else model.name  # a roster's first
+    return Token(f"{stem}_{n}", name, side,
                  *free_cell(state, near, model.size), size=model.size, hp=model.max_hp,
                  max_hp=model.max_hp, stats=copy.deepcopy(model.stats))
 
