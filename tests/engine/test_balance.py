@@ -149,3 +149,15 @@ def test_the_roster_and_like_tokens_join_the_changes_tried(
     assert "add Ogre" in tried  # a copy joins the bandits, beside them
     ogre = next(c for w, c in balancing.moves(state, rules, "bandits", pool) if w == "add Ogre")
     assert ogre.add[0].side == "bandits" and ogre.add[0].hp == 40
+
+
+def test_the_bench_times_a_balance_against_its_budget(registry: Registry,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from tacmap import forecast_cli
+
+    row = forecast_cli._balance_row(registry, quick=True)
+    assert row["demo"] == "demo.tacmap" and row["target"].startswith("heroes 75% to win")
+    assert row["seconds"] > 0 and row["ok"] == (row["seconds"] <= forecast_cli.BALANCE_BUDGET)
+    assert row["best"] and 0 <= row["chance"] <= 1
+    monkeypatch.setattr(forecast_cli, "BALANCE_BUDGET", 0.0)  # a budget missed is an exit 1
+    assert forecast_cli.bench_code([forecast_cli._balance_row(registry, quick=True)]) == 1
