@@ -16,6 +16,7 @@ from tacmap.engine.play import balance as balancing
 from tacmap.engine.play.balance import Target, balance, changed_side, parse_target
 from tacmap.engine.play.forecast import forecast
 from tacmap.engine.play.narrate import sentence
+from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry
 
@@ -67,9 +68,13 @@ def test_a_proposal_is_one_command_undone_as_one(registry: Registry) -> None:
     events = referee.execute(command)
     assert added.id in referee.state.tokens
     assert mott.id not in referee.state.tokens and referee.state.tokens["barry"].max_hp == 51
-    assert sentence(referee.state, command, events) == \
-        f"GM balances the encounter: adds {added.name}; removes Mott; Barry the Guard's HP " \
-        "34 → 51"
+    said = sentence(referee.state, command, events)
+    assert said == f"GM balances the encounter: adds {added.name}; removes Mott; Barry the " \
+        "Guard's hit points changed: 34 → 51 HP"
+    # The players read who changed, never the foes' hit points (the log, their report).
+    players = PlayerFilter(referee.state).line(said, of=command)
+    assert players == f"GM balances the encounter: adds {added.name}; removes Mott; Barry " \
+        "the Guard's hit points changed"
     referee.undo()
     assert storage.encode(referee.state, []) == before
 

@@ -222,8 +222,12 @@ def rebalance_words(c: Rebalance, n: Callable[[str], str], events: Sequence[Even
         parts.append(f"removes {_listed([n(tid) for tid in c.remove])}")
     was = {e.old.id: e.old.max_hp for e in events if isinstance(e, TokenEdited)}
     for t in c.edit:
-        before = f"{was[t.id]} → " if was.get(t.id, t.max_hp) != t.max_hp else ""
-        parts.append(f"{_possessive(t.name)} HP {before}{t.max_hp}")
+        # Worded as the player filter knows HP figures ("34 → 62 HP", "to 62 HP"): the
+        # players read who changed, not the foes' numbers.
+        before = was.get(t.id)
+        parts.append(f"{_possessive(t.name)} hit points changed: {before} → {t.max_hp} HP"
+                     if before is not None and before != t.max_hp else
+                     f"{_possessive(t.name)} hit points set to {t.max_hp} HP")
     return parts
 
 
