@@ -10,13 +10,15 @@ from typing import Any
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.balance import Proposal, balance, changed_side, parse_target
 from tacmap.engine.play.forecast import Forecast, default_jobs
 from tacmap.engine.play.referee import Referee
 from tacmap.engine.rules.ruleset import Registry
 
 #: What plays the fights of a balance, said with every answer (issue 39 item 3).
-POLICY = "the forecast's greedy policy plays every side"
+POLICIES = {"greedy": "the forecast's greedy policy plays every side",
+            "autopilot": "the autopilot plays every side"}
 
 
 def add_parser(sub: Any) -> None:
@@ -41,6 +43,9 @@ def add_parser(sub: Any) -> None:
                         "FILE itself is never changed)")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of cores)")
+    p.add_argument("--policy", choices=tuple(POLICIES), default="greedy",
+                   help="who plays the fights: the forecast's greedy policy (the default, "
+                        "the faster) or the autopilot")
     p.add_argument("--json", action="store_true", help="print the proposals as JSON")
 
 
@@ -64,15 +69,17 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     told = (lambda line: print(line, file=sys.stderr, flush=True)) \
         if sys.stderr.isatty() else None
     found = balance(state, ruleset, target, side, pool, jobs=args.jobs or default_jobs(),
-                    folders=folders, told=told)
+                    folders=folders, told=told,
+                    policy=by_side if args.policy == "autopilot" else None)
     if not found:
         raise InputError(f"no change to {side} fits on this map")
     if args.json:
-        print(json.dumps({"target": target.describe(), "side": side, "policy": POLICY,
+        print(json.dumps({"target": target.describe(), "side": side,
+                          "policy": POLICIES[args.policy],
                           "proposals": [_json(p) for p in found]}, indent=2,
                          ensure_ascii=False))
     else:
-        print(text(found, target.describe(), side, target.side))
+        print(text(found, target.describe(), side, target.side, POLICIES[args.policy]))
     if args.out:
         if args.pick > len(found):
             raise InputError(f"--pick {args.pick}: there are {len(found)} proposals")
@@ -89,9 +96,9 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     return 0
 
 
-def text(found: list[Proposal], target: str, side: str, winner: str) -> str:
+def text(found: list[Proposal], target: str, side: str, winner: str, policy: str) -> str:
     """The proposals as ``tacmap balance`` prints them."""
-    lines = [f"Balance to: {target} (changing {side}; {POLICY})"]
+    lines = [f"Balance to: {target} (changing {side}; {policy})"]
     for k, p in enumerate(found, 1):
         lines.append(f"{k}. {p.words}: {_summary(p.result, winner)}; {sureness(p)}")
     return "\n".join(lines)

@@ -166,3 +166,26 @@ def test_the_bench_times_a_balance_against_its_budget(registry: Registry,
     assert row["best"] and 0 <= row["chance"] <= 1
     monkeypatch.setattr(forecast_cli, "BALANCE_BUDGET", 0.0)  # a budget missed is an exit 1
     assert forecast_cli.bench_code([forecast_cli._balance_row(registry, quick=True)]) == 1
+
+
+def test_the_autopilot_may_play_the_fights_and_the_answer_says_so(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        quick: None) -> None:
+    from tacmap.engine.play.autopilot import by_side
+
+    policies = []
+    real = balancing.forecast
+
+    def greedy_but_noted(*args: object, **kwargs: object) -> object:
+        policies.append(kwargs.pop("policy", None))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    # The fights themselves are greedy's here (the autopilot's take minutes): what is
+    # checked is that every forecast of the search is asked of the autopilot.
+    monkeypatch.setattr(balancing, "forecast", greedy_but_noted)
+    assert main(["balance", str(DEMO), "--target", "heroes win 75%", "--jobs", "1",
+                 "--policy", "autopilot"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Balance to: heroes 75% to win (± 5) (changing bandits; the "
+                           "autopilot plays every side)")
+    assert policies and all(p is by_side for p in policies)

@@ -20,7 +20,7 @@ from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import Encounter, Token, party_side
 from tacmap.engine.model.words import possessive
 from tacmap.engine.play.autoplay import free_cell
-from tacmap.engine.play.forecast import Forecast, forecast
+from tacmap.engine.play.forecast import Forecast, PolicyMaker, forecast
 from tacmap.engine.play.gm import next_names
 from tacmap.engine.rules.ruleset import Ruleset
 
@@ -165,20 +165,22 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
             pool: Sequence[Token] = (), jobs: int = 1, folders: Sequence[str] = (),
             told: Callable[[str], None] | None = None,
             cancelled: Callable[[], bool] | None = None,
-            sizes: tuple[int, int, int] | None = None) -> list[Proposal]:
+            sizes: tuple[int, int, int] | None = None,
+            policy: PolicyMaker | None = None) -> list[Proposal]:
     """The best ``SHOWN`` proposals for ``target``, changing ``side``, best first.
 
     First the numbers: each of ``STEPS`` steps tries every one-combatant change on top
     of the ``BEAM`` best so far, with ``GUESS`` fights. Then the HP: for each of the best,
     the side's HP is scaled by bisection towards the target's chance (more HP for the side
     helps it win). The best are played ``CONFIRM`` times. ``told`` hears progress;
-    ``sizes`` replaces (``GUESS``, ``CONFIRM``, ``STEPS``) for a quick search.
+    ``sizes`` replaces (``GUESS``, ``CONFIRM``, ``STEPS``) for a quick search; ``policy``
+    plays the fights (the forecast's greedy policy when None, ``by_side`` the autopilot).
     """
     guess, confirm, steps = sizes if sizes is not None else (GUESS, CONFIRM, STEPS)
 
     def play(s: Encounter, fights: int) -> Forecast:
         return forecast(s, ruleset, fights, seed=1, jobs=jobs, folders=folders,
-                        cancelled=cancelled)
+                        cancelled=cancelled, policy=policy)
 
     def say(text: str) -> None:
         if told is not None:
