@@ -142,3 +142,17 @@ def test_hp_chart_is_a_small_svg(points: list[tuple[int, int]]) -> None:
     parser.feed(svg)
     assert not parser.problems and not parser.open
     assert parser.tags.count("polyline") == 1 and len(svg) < 8000
+
+
+def test_the_outcome_counts_each_sides_losses_and_hides_the_foes_hp(
+        registry: Registry) -> None:
+    referee = played(registry)
+    gm = " ".join(checked(page(fight(referee.state, referee.log, gm=True), "Skirmish",
+                               "1 May 2026")).text)
+    assert "0 of 2 down; 5 of 20 HP lost" in gm  # the party: Ana lost 5
+    assert "1 of 2 down; 6 of 12 HP lost" in gm  # the orcs: Grul fell (6 HP)
+    players = " ".join(checked(page(fight(referee.state, referee.log), "Skirmish",
+                                    "1 May 2026")).text)
+    assert "0 of 2 down; 5 of 20 HP lost" in players
+    assert "1 of 1 down" in players and "12 HP lost" not in players and \
+        "of 6 HP lost" not in players

@@ -442,14 +442,27 @@ def _outcome(f: Fight) -> Iterable[str]:
     if not sides:
         yield "<p>No combatants.</p>"
         return
-    yield "<table><tr><th>Side</th><th>Standing</th><th>Dropped</th></tr>"
+    yield ("<table><tr><th>Side</th><th>Standing</th><th>Dropped</th><th>Losses</th>"
+           "</tr>")
     for side, people in sides.items():
         up = ", ".join(_e(c.name) for c in people if c.standing) or "—"
         down = ", ".join(f"{_e(c.name)} ({_e(_round_name(c.dropped or 0).lower())})"
                          for c in people if not c.standing) or "—"
         yield (f'<tr><td>{_e(side)}</td><td class="up">{up}</td>'
-               f'<td class="down">{down}</td></tr>')
+               f'<td class="down">{down}</td><td>{_e(losses(people))}</td></tr>')
     yield "</table>"
+
+
+def losses(people: Sequence[Combatant]) -> str:
+    """A side's losses, as the forecast counts them: how many of it are down, and the HP
+    it lost where its hit points may be shown (never the foes' in the players' report)."""
+    down = sum(1 for c in people if not c.standing)
+    text = f"{down} of {len(people)} down"
+    if people and all(c.hp_shown and c.hp for c in people):
+        start = sum(max(0, c.hp[0][1]) for c in people)
+        lost = sum(max(0, c.hp[0][1]) - max(0, c.hp[-1][1]) for c in people)
+        text += f"; {lost} of {start} HP lost"
+    return text
 
 
 def _combatants(f: Fight) -> Iterable[str]:
