@@ -197,3 +197,14 @@ def test_losses_show_and_a_retreat_reruns_both_forecasts(qtbot: object, window: 
                                      window.session.referee.ruleset, [])
     assert panel.retreat_box.currentText() == f"{side} flee after round 3"
     panel.cancel()
+
+
+def test_the_dock_opens_at_most_a_third_of_the_window_wide(qtbot: object, window: MainWindow
+                                                           ) -> None:
+    # At 1280×800 the charts' own wish (620 px) took half the map.
+    panel = open_forecast(qtbot, window)
+    QApplication.processEvents()
+    third = max(window.width() // 3, panel.minimumSizeHint().width())
+    assert window.forecast.dock.width() <= third + 12  # the dock's frame and handle
+    assert panel.sizeHint().width() <= third
+    panel.cancel()

@@ -29,6 +29,7 @@ from tacmap.ui.qt import (
     QMainWindow,
     QProgressBar,
     QPushButton,
+    QSize,
     Qt,
     QTableWidget,
     QTableWidgetItem,
@@ -464,6 +465,16 @@ class ForecastPanel(QWidget):
     def closeEvent(self, event: object) -> None:
         """Stop the workers' jobs with the dock."""
         self.cancel()
+
+    def sizeHint(self) -> QSize:
+        """At most a third of the window's width (the dock opens this wide): at 1280×800
+        the charts' own wish took half the map."""
+        hint = super().sizeHint()
+        top = self.window()
+        if top is not self and top.width() > 0:
+            hint.setWidth(max(self.minimumSizeHint().width(),
+                              min(hint.width(), top.width() // 3)))
+        return hint
 
 
 class ForecastDock:
