@@ -9,7 +9,7 @@ from typing import Any
 
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError, RuleError
-from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.model.state import Encounter, Token, sides_of
 from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.balance import Proposal, balance, changed_side, parse_target
 from tacmap.engine.play.forecast import Forecast, default_jobs
@@ -58,7 +58,7 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
     loaded = storage.load(args.file, registry)
     state = loaded.state
     ruleset = registry.get(state.ruleset)
-    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+    sides = sides_of(state)
     target = parse_target(args.target, sides)
     side = changed_side(state, target, args.side)
     pool = [_token(state, name) for name in args.like]

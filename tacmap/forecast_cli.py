@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from tacmap import house_rules_cli
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import Encounter
+from tacmap.engine.model.state import Encounter, sides_of
 from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.forecast import MAX_ROUNDS, Forecast, default_jobs, forecast
 from tacmap.engine.play.retreat import Retreat
@@ -99,7 +99,7 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
 def retreat_of(text: str, state: Encounter) -> Retreat:
     """``--retreat SIDE=half`` or ``SIDE=N`` as a ``Retreat``; InputError in one sentence."""
     side, _, when = text.rpartition("=")
-    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+    sides = sides_of(state)
     if side not in sides:
         raise InputError(f"--retreat names no side of this encounter: {side or text!r} "
                          f"(its sides: {', '.join(sides)})")

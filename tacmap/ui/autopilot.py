@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tacmap.engine.model.commands import Command, EndTurn, Move
-from tacmap.engine.model.state import Encounter
+from tacmap.engine.model.state import Encounter, sides_of
 from tacmap.engine.play.autopilot import Suggestion
 from tacmap.engine.play.narrate import sentence
 from tacmap.engine.rules.views import OrderRow
@@ -170,7 +170,7 @@ class Pilot:
         """Combat ▸ Autopilot: a toggle per side, then pause, step, take over, suggest."""
         menu.clear()
         state = self.window.session.referee.state
-        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+        for side in sides_of(state):
             action = menu.addAction(f"{side} play themselves")
             action.setCheckable(True)
             action.setChecked(side in self.sides)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tacmap.engine.model.commands import Command
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import Encounter, party_side
+from tacmap.engine.model.state import Encounter, party_side, sides_of
 from tacmap.engine.play.balance import Proposal, Target, changed_side, parse_target
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.plain import label
@@ -49,7 +49,7 @@ class BalanceDialog(QDialog):
         self.job = 0
         self.proposals: list[Proposal] = []
         self.wanted: Target | None = None
-        self.sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+        self.sides = sides_of(state)
         party = party_side(state) or (self.sides[0] if self.sides else "party")
         self.target = QLineEdit(f"{party} win{'s' if not party.endswith('s') else ''} 75%")
         self.target.setToolTip('"party wins 75%", "party wins 60% ± 10%", "party wins 75%, '

@@ -23,7 +23,7 @@ from tacmap.engine.model.commands import (
     SetParty,
 )
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import Cell, Encounter, Template, Token, party_side
+from tacmap.engine.model.state import Cell, Encounter, Template, Token, party_side, sides_of
 from tacmap.engine.rules.statblock import StatField
 from tacmap.engine.rules.statblock import defaults as statblock_defaults
 from tacmap.engine.space.templates import describe
@@ -232,7 +232,7 @@ class Builder:
         menu.clear()
         state = self.host.session.referee.state
         party = party_side(state)
-        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+        for side in sides_of(state):
             action = menu.addAction(side)
             action.setCheckable(True)
             action.setChecked(side == party)
@@ -260,7 +260,7 @@ class Builder:
                        make: Callable[[Token], Command]) -> TokenForm:
         """The form for ``token``; OK runs ``make(token)`` through the referee."""
         state = self.host.session.referee.state
-        sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+        sides = sides_of(state)
         form = TokenForm(title, self._fields(), token, sides, self._check(make),
                          self.host.window(), self.host.session.referee.ruleset.manifest.units)
         form.choose_image = self.choose_portrait

@@ -344,6 +344,11 @@ def marked_dead(token: Token) -> bool:
     return not token.alive
 
 
+def sides_of(state: Encounter) -> list[str]:
+    """The encounter's sides, in the order their first token is listed."""
+    return list(dict.fromkeys(t.side for t in state.tokens.values()))
+
+
 def party_side(state: Encounter) -> str | None:
     """The players' side: the one the GM named, else the side of the first token."""
     if state.party:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tacmap.engine.model.commands import Rebalance
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import Encounter, Token, party_side
+from tacmap.engine.model.state import Encounter, Token, party_side, sides_of
 from tacmap.engine.model.words import possessive
 from tacmap.engine.play.autoplay import free_cell
 from tacmap.engine.play.forecast import Forecast, PolicyMaker, forecast
@@ -120,7 +120,7 @@ class Proposal:
 def changed_side(state: Encounter, target: Target, side: str | None = None) -> str:
     """The side the proposals change: ``side`` if given, else the side other than the
     party (the GM's foes), else any side other than the target's."""
-    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+    sides = sides_of(state)
     if side is not None:
         if side not in sides:
             raise InputError(f"--side names no side of this encounter: {side!r} (its sides: "

@@ -33,7 +33,7 @@ from typing import Any
 
 from tacmap.engine.files import storage
 from tacmap.engine.model.commands import Move
-from tacmap.engine.model.state import Cell, Encounter, Token
+from tacmap.engine.model.state import Cell, Encounter, Token, sides_of
 from tacmap.engine.play.autoplay import Choice, Driver, Policy, Table
 from tacmap.engine.play.hints import DOWN, Hints
 from tacmap.engine.play.referee import Referee
@@ -407,8 +407,8 @@ def play_fight(start: Encounter, ruleset: Ruleset, seed: int, cache: dict[OddsKe
     if not over(state):
         driver.start()
         first = referee.state.round
-        at_start = sum(1 for t in state.tokens.values()
-                       if retreat is not None and t.side == retreat.side and not hints.out(t))
+        at_start = 0 if retreat is None else sum(
+            1 for t in state.tokens.values() if t.side == retreat.side and not hints.out(t))
 
         def ends(s: Encounter) -> bool:
             nonlocal fled
@@ -471,7 +471,7 @@ class Forecast:
     def empty(state: Encounter) -> Forecast:
         """No fights yet, for the tokens of ``state``."""
         tokens = list(state.tokens.values())
-        sides = tuple(dict.fromkeys(t.side for t in tokens))
+        sides = tuple(sides_of(state))
         return Forecast(sides, tuple(t.id for t in tokens), tuple(t.name for t in tokens),
                         tuple(t.side for t in tokens), tuple(t.hp for t in tokens),
                         drops=[0] * len(tokens), hp_total=[0] * len(tokens))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.model.state import Encounter, Token, sides_of
 from tacmap.engine.play.players import PlayerFilter
 from tacmap.engine.rules.ruleset import Ruleset
 
@@ -61,7 +61,7 @@ NAMED = {"blue": PALETTE[0], "red": PALETTE[1], "green": PALETTE[2], "orange": P
 
 def side_colours(state: Encounter) -> dict[str, str]:
     """A colour for each side: its own if its name says one, else the next unused one."""
-    sides = list(dict.fromkeys(t.side for t in state.tokens.values()))
+    sides = sides_of(state)
     colours: dict[str, str] = {}
     for side in sides:
         words = side.lower().replace("-", " ").replace("_", " ").split()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.model.state import Encounter, Token, sides_of
 from tacmap.engine.play.retreat import Retreat
 from tacmap.engine.rules.house_rules import value_in_force
 from tacmap.engine.rules.ruleset import Ruleset
@@ -244,7 +244,7 @@ class ForecastPanel(QWidget):
         kept = self.retreat_box.currentText()  # by its words: Qt cannot find a Python value
         self.retreat_box.clear()
         self.retreat_box.addItem(LAST, None)
-        for side in dict.fromkeys(t.side for t in state.tokens.values()):
+        for side in sides_of(state):
             for retreat in (Retreat(side), Retreat(side, RETREAT_ROUND)):
                 self.retreat_box.addItem(retreat.describe(), retreat)
         self.retreat_box.setCurrentIndex(max(0, self.retreat_box.findText(kept)))
