@@ -136,16 +136,10 @@ def _token(state: Encounter, name: str) -> Token:
 
 def _from_roster(ruleset_id: str, words: str) -> list[Token]:
     """The roster's combatants of ``ruleset_id`` whose name or tags hold ``words``."""
-    from tacmap.engine.files.roster import Roster
+    from tacmap.engine.files.roster import combatants
     from tacmap.ui.settings import data_folder  # the window's roster (no Qt in settings)
 
-    path = data_folder() / "roster.sqlite3"
-    if not path.exists():
-        raise InputError(f"--from: there is no roster yet ({path}); save combatants to it "
-                         "from the window (Build ▸ Save Combatant to Roster)")
-    with Roster(path) as roster:
-        found = roster.search(ruleset_id, words)
-    if not found:
-        raise InputError(f"--from: the roster has no {ruleset_id} combatant whose name or "
-                         f"tags hold {words!r}")
-    return [entry.token for entry in found]
+    try:
+        return combatants(data_folder() / "roster.sqlite3", ruleset_id, words)
+    except InputError as err:
+        raise InputError(f"--from: {err}") from None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tacmap.engine.files.roster import combatants
 from tacmap.engine.model.commands import Command
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import Encounter, party_side, sides_of
+from tacmap.engine.model.state import Encounter, Token, party_side, sides_of
 from tacmap.engine.play.balance import Proposal, Target, changed_side, parse_target
+from tacmap.engine.play.forecast import default_jobs
 from tacmap.engine.rules.ruleset import Ruleset
 from tacmap.ui.plain import label
 from tacmap.ui.qt import (
@@ -28,10 +30,15 @@ from tacmap.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from tacmap.ui.settings import data_folder
 from tacmap.ui.workers import Worker, balance_task
 
 #: Milliseconds between two looks at the worker's reports.
 LOOK_EVERY = 250
+#: Who may play the search's fights, as the dialog names them (issue 39 item 3).
+#: The autopilot thinks before every step: over a hundred times slower than greedy.
+POLICIES = ("the forecast's greedy policy (a minute or two)",
+            "the autopilot (stronger; an hour or more)")
 
 
 class BalanceDialog(QDialog):
@@ -59,14 +66,23 @@ class BalanceDialog(QDialog):
         foes = [s for s in self.sides if s != party]
         if foes:
             self.side.setCurrentText(foes[0])
+        self.roster = QLineEdit()
+        self.roster.setPlaceholderText("optional: roster words, e.g. goblin")
+        self.roster.setToolTip("Combatants of your roster whose name or tags hold these "
+                               "words may join that side too (beside copies of those on "
+                               "the map)")
+        self.policy = QComboBox()
+        self.policy.addItems(POLICIES)
         self.find_button = QPushButton("Find proposals")
         self.find_button.setDefault(True)
         self.find_button.clicked.connect(self.search)
         form = QFormLayout()
         form.addRow("Target", self.target)
         form.addRow("Change", self.side)
-        self.status = label("State the target, then Find proposals. The forecast's greedy "
-                            "policy plays the fights in a process beside the window.")
+        form.addRow("Also from roster", self.roster)
+        form.addRow("Fights played by", self.policy)
+        self.status = label("State the target, then Find proposals. The fights are played "
+                            "in processes beside the window; nothing changes until Apply.")
         self.status.setWordWrap(True)
         self.list = QListWidget()
         self.list.setWordWrap(True)
@@ -93,6 +109,7 @@ class BalanceDialog(QDialog):
         try:
             target = parse_target(self.target.text(), self.sides)
             side = changed_side(self.state, target, self.side.currentText())
+            pool = self._pool()
         except InputError as err:
             self.status.setText(str(err))
             return
@@ -100,13 +117,22 @@ class BalanceDialog(QDialog):
         self.list.clear()
         self.apply.setEnabled(False)
         if self.worker is None:
-            self.worker = Worker()
+            self.worker = Worker(pool=True)
+        autopilot = self.policy.currentIndex() == 1
         self.job = self.worker.submit(balance_task, self.state, self.ruleset, target, side,
-                                      self.sizes)
+                                      pool, default_jobs(), autopilot, self.sizes)
         self.wanted = target
-        self.status.setText(f"Searching for {target.describe()}, changing {side}: about a "
-                            "minute…")
+        self.status.setText(f"Searching for {target.describe()}, changing {side}, "
+                            f"{'the autopilot' if autopilot else 'greedy'} playing: "
+                            f"{'an hour or more' if autopilot else 'a minute or two'}…")
         self.timer.start()
+
+    def _pool(self) -> tuple[Token, ...]:
+        """The roster's combatants the GM named (none when the field is empty)."""
+        words = self.roster.text().strip()
+        if not words:
+            return ()
+        return tuple(combatants(data_folder() / "roster.sqlite3", self.ruleset.id, words))
 
     def _look(self) -> None:
         if self.worker is None:

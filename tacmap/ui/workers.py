@@ -13,6 +13,7 @@ This module imports no Qt: the worker process imports it, and only the engine.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import os
@@ -73,10 +74,16 @@ def folders_for(ruleset: Ruleset) -> tuple[str, ...]:
 
 
 class Worker:
-    """One worker process, started on the first job and kept for the next ones."""
+    """One worker process, started on the first job and kept for the next ones.
 
-    def __init__(self) -> None:
+    ``pool``: the worker may start processes of its own (a balance plays its fights on
+    every core). multiprocessing forbids that to a daemon process, so such a worker is
+    not one; it is ended when the window's process exits, however the window closes.
+    """
+
+    def __init__(self, pool: bool = False) -> None:
         self._ctx = multiprocessing.get_context("spawn")
+        self._pool = pool
         self._process: SpawnProcess | None = None
         self._jobs: Any = None
         self._reports: Any = None
@@ -94,10 +101,15 @@ class Worker:
         self._jobs, self._reports = ctx.Queue(), ctx.Queue()
         self._wanted, self._playing = ctx.RawValue("q", 0), ctx.RawValue("q", 0)
         self._held = ctx.RawValue("d", 0.0)
-        self._process = ctx.Process(target=_serve, name="tacmap forecast", daemon=True,
+        self._process = ctx.Process(target=_serve, name="tacmap worker",
+                                    daemon=not self._pool,
                                     args=(self._jobs, self._reports, self._wanted,
                                           self._playing, self._held, os.getpid()))
         self._process.start()
+        if self._pool:
+            # multiprocessing joins a process that is no daemon at exit: it would wait
+            # for the search, then for ever for its next job. This runs first.
+            atexit.register(self.close)
 
     def submit(self, task: Task, state: Encounter, ruleset: Ruleset, *args: Any) -> int:
         """Run ``task`` on ``state`` (the job under way stops); returns the job's number.
@@ -155,6 +167,8 @@ class Worker:
         process, self._process = self._process, None
         if process is None:
             return
+        if self._pool:
+            atexit.unregister(self.close)
         self.cancel()
         with contextlib.suppress(Exception):
             self._jobs.put(None)
@@ -256,11 +270,15 @@ def suggest_task(state: Encounter, ruleset: Ruleset, actor: str, seed: int,
 
 
 def balance_task(state: Encounter, ruleset: Ruleset, target: Any, side: str,
+                 pool: tuple[Any, ...] = (), jobs: int = 1, autopilot: bool = False,
                  sizes: tuple[int, int, int] | None = None, *,
                  told: Told, stopped: Callable[[], bool]) -> Any:
-    """Build ▸ Balance Encounter's search (``target`` already read); progress lines are
-    told as text, the proposals are its last word."""
+    """Build ▸ Balance Encounter's search (``target`` already read; ``pool``: tokens whose
+    copies may join too; ``jobs``: processes of its own, in a ``Worker(pool=True)``);
+    progress lines are told as text, the proposals are its last word."""
+    from tacmap.engine.play.autopilot import by_side
     from tacmap.engine.play.balance import balance
 
-    return balance(state, ruleset, target, side, told=lambda line: told(line, first=True),
-                   cancelled=stopped, sizes=sizes)
+    return balance(state, ruleset, target, side, pool, jobs=jobs,
+                   folders=folders_for(ruleset), told=lambda line: told(line, first=True),
+                   cancelled=stopped, sizes=sizes, policy=by_side if autopilot else None)

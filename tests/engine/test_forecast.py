@@ -18,6 +18,7 @@ from tacmap.engine.play.forecast import (
     BATCH,
     MAX_ROUNDS,
     Forecast,
+    fight_pool,
     fight_seed,
     forecast,
     hints_of,
@@ -101,6 +102,9 @@ def test_the_same_seed_gives_the_same_forecast_whatever_the_workers(registry: Re
     alone = forecast(state, ruleset, fights, seed=9)
     shared = forecast(state, ruleset, fights, seed=9, jobs=2)
     assert alone.to_json() == shared.to_json()
+    with fight_pool(2) as workers:  # one pool kept for many forecasts, as a balance does
+        kept = [forecast(state, ruleset, fights, seed=9, workers=workers) for _ in range(2)]
+    assert [k.to_json() for k in kept] == [alone.to_json()] * 2
     other = forecast(state, ruleset, fights, seed=10)
     assert other.to_json() != alone.to_json()
 

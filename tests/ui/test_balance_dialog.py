@@ -61,3 +61,30 @@ def test_a_target_it_cannot_read_is_said_and_nothing_runs(qtbot: object, registr
     assert dialog.status.text().startswith('a target reads like "party wins 75%"')
     assert dialog.worker is None and not dialog.apply.isEnabled()
     dialog.close()
+
+
+def test_roster_words_and_the_policy_reach_the_search(qtbot: object, registry: Registry,
+                                                     tmp_path: Path,
+                                                     monkeypatch: object) -> None:
+    from tacmap.engine.files.roster import Roster
+    from tacmap.engine.model.state import Token
+
+    monkeypatch.setenv("TACMAP_HOME", str(tmp_path))  # type: ignore[attr-defined]
+    _win, dialog = open_dialog(qtbot, registry, tmp_path)
+    with Roster(tmp_path / "roster.sqlite3") as roster:
+        roster.add("action_pool", Token("ogre", "Ogre", "monsters", 0, 0, hp=40, max_hp=40),
+                   ["brute"])
+    dialog.roster.setText("dragon")
+    dialog.find_button.click()
+    assert dialog.status.text() == ("the roster has no action_pool combatant whose name or "
+                                    "tags hold 'dragon'")
+    assert dialog.worker is None
+    dialog.roster.setText("brute")
+    dialog.policy.setCurrentIndex(1)
+    assert dialog._pool()[0].name == "Ogre"
+    dialog.find_button.click()
+    assert "the autopilot playing" in dialog.status.text()
+    worker = dialog.worker
+    assert worker is not None and worker.alive()
+    dialog.close()
+    assert not worker.alive(), "closing the dialog ends its search"

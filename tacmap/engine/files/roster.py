@@ -90,6 +90,20 @@ def default_path() -> Path:
     return platformdirs.user_data_path("tacmap", appauthor=False) / "roster.sqlite3"
 
 
+def combatants(path: Path, ruleset_id: str, words: str) -> list[Token]:
+    """The combatants of ``ruleset_id`` in the roster at ``path`` whose name or tags hold
+    ``words``; InputError, in one sentence, when there are none."""
+    if not path.exists():
+        raise InputError(f"there is no roster yet ({path}); save combatants to it from the "
+                         "window (Build ▸ Save Combatant to Roster)")
+    with Roster(path) as roster:
+        found = roster.search(ruleset_id, words)
+    if not found:
+        raise InputError(f"the roster has no {ruleset_id} combatant whose name or tags hold "
+                         f"{words!r}")
+    return [entry.token for entry in found]
+
+
 def _fold(value: str | None) -> str | None:
     return value.casefold() if isinstance(value, str) else value
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from tacmap.engine.model.commands import Rebalance
@@ -20,7 +21,7 @@ from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import Encounter, Token, party_side, sides_of
 from tacmap.engine.model.words import possessive
 from tacmap.engine.play.autoplay import free_cell
-from tacmap.engine.play.forecast import Forecast, PolicyMaker, forecast
+from tacmap.engine.play.forecast import Forecast, PolicyMaker, fight_pool, forecast
 from tacmap.engine.play.gm import next_names
 from tacmap.engine.rules.ruleset import Ruleset
 
@@ -176,11 +177,25 @@ def balance(state: Encounter, ruleset: Ruleset, target: Target, side: str,
     ``sizes`` replaces (``GUESS``, ``CONFIRM``, ``STEPS``) for a quick search; ``policy``
     plays the fights (the forecast's greedy policy when None, ``by_side`` the autopilot).
     """
+    if jobs <= 1:
+        return _search(state, ruleset, target, side, pool, None, folders, told, cancelled,
+                       sizes, policy)
+    with fight_pool(jobs) as workers:
+        return _search(state, ruleset, target, side, pool, workers, folders, told, cancelled,
+                       sizes, policy)
+
+
+def _search(state: Encounter, ruleset: Ruleset, target: Target, side: str,
+            pool: Sequence[Token], workers: ProcessPoolExecutor | None,
+            folders: Sequence[str], told: Callable[[str], None] | None,
+            cancelled: Callable[[], bool] | None, sizes: tuple[int, int, int] | None,
+            policy: PolicyMaker | None) -> list[Proposal]:
+    """``balance``'s search, its fights played in ``workers`` (or here, when None)."""
     guess, confirm, steps = sizes if sizes is not None else (GUESS, CONFIRM, STEPS)
 
     def play(s: Encounter, fights: int) -> Forecast:
-        return forecast(s, ruleset, fights, seed=1, jobs=jobs, folders=folders,
-                        cancelled=cancelled, policy=policy)
+        return forecast(s, ruleset, fights, seed=1, folders=folders, cancelled=cancelled,
+                        policy=policy, workers=workers)
 
     def say(text: str) -> None:
         if told is not None:

@@ -16,6 +16,7 @@ seed alone, whatever the number of worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import math
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -611,18 +612,20 @@ def batches(fights: int) -> list[tuple[int, int]]:
 def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: int = 1,
              progress: Progress | None = None, max_rounds: int = MAX_ROUNDS,
              folders: Sequence[str] = (), cancelled: Callable[[], bool] | None = None,
-             policy: PolicyMaker | None = None, retreat: Retreat | None = None) -> Forecast:
+             policy: PolicyMaker | None = None, retreat: Retreat | None = None,
+             workers: ProcessPoolExecutor | None = None) -> Forecast:
     """Play ``fights`` fights from ``state`` (untouched) and count how they end.
 
     ``jobs`` above 1 plays batches in that many worker processes (``folders``: the
-    user's ruleset folders, for them to load the ruleset); ``progress`` is called
-    with the forecast so far after each fight (each batch, with workers);
-    ``cancelled`` stops it early; ``policy`` and ``retreat`` as ``play_fight``.
+    user's ruleset folders, for them to load the ruleset), or in ``workers``, a
+    ``fight_pool`` kept for many forecasts; ``progress`` is called with the forecast so
+    far after each fight (each batch, with workers); ``cancelled`` stops it early;
+    ``policy`` and ``retreat`` as ``play_fight``.
     """
     result = Forecast.empty(state)
     start = state.copy()
     plan = batches(fights)
-    if jobs <= 1 or len(plan) <= 1:
+    if (jobs <= 1 and workers is None) or len(plan) <= 1:
         # In one process the forecast is told after every fight: the window shows a
         # first estimate long before a batch of a slow ruleset is over.
         for first, count in plan:
@@ -636,8 +639,7 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
                     progress(result)
         return result
     raw = storage.encode(start, [])
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start,
-                               initargs=(os.getpid(),))
+    pool = workers if workers is not None else _new_pool(jobs)
     try:
         pending: dict[Future[list[Fight]], int] = {
             pool.submit(_batch_in_worker, raw, ruleset.id, tuple(str(f) for f in folders),
@@ -660,8 +662,26 @@ def forecast(state: Encounter, ruleset: Ruleset, fights: int, seed: int, jobs: i
         # workers busy, and shutdown() would wait for every one of them.
         _stop(pool)
         raise
-    pool.shutdown(wait=True)
+    if workers is None:
+        pool.shutdown(wait=True)
     return result
+
+
+@contextlib.contextmanager
+def fight_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes for many forecasts in turn (a balance plays dozens):
+    started once, since a process started by spawn loads tacmap and its rulesets afresh,
+    and ended at once when the work stops."""
+    pool = _new_pool(jobs)
+    try:
+        yield pool
+    finally:
+        _stop(pool)
+
+
+def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start,
+                               initargs=(os.getpid(),))
 
 
 #: prctl's option that sends a signal to a process when its parent dies (linux/prctl.h).
