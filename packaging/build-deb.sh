@@ -4,8 +4,9 @@
 #   packaging/build.sh && packaging/build-deb.sh
 #   sudo dpkg -i dist/tacmap_0.1.0_amd64.deb     # then: tacmap, or the menu entry
 #
-# Layout: the frozen folder in /opt/tacmap, a launcher /usr/bin/tacmap, the desktop
-# entry, AppStream metadata, the MIME type of *.tacmap files and the icon in the
+# Layout: the frozen folder in /usr/lib/tacmap (not /opt: no package owns /opt, so
+# removing this one tried to remove /opt and warned that it was not empty), a launcher
+# /usr/bin/tacmap, the desktop entry, AppStream metadata, the MIME type of *.tacmap files and the icon in the
 # hicolor sizes. Depends: the system libraries Qt's xcb platform plugin loads (the
 # frozen folder carries Qt itself), and the C library the bundled binaries were built
 # against. Needs dpkg-deb (Debian, Ubuntu) and nothing else.
@@ -28,14 +29,14 @@ libxcb-render-util0, libxkbcommon-x11-0, libegl1, libgl1, libfontconfig1, libdbu
 
 stage=build/deb/tacmap_${version}_${arch}
 rm -rf "$stage"
-mkdir -p "$stage/DEBIAN" "$stage/opt" "$stage/usr/bin" "$stage/usr/share/applications" \
+mkdir -p "$stage/DEBIAN" "$stage/usr/lib" "$stage/usr/bin" "$stage/usr/share/applications" \
   "$stage/usr/share/metainfo" "$stage/usr/share/mime/packages" "$stage/usr/share/doc/tacmap"
 
-cp -a "$frozen" "$stage/opt/tacmap"
+cp -a "$frozen" "$stage/usr/lib/tacmap"
 cat > "$stage/usr/bin/tacmap" <<'SH'
 #!/bin/sh
-# tacmap: the frozen app lives in /opt/tacmap.
-exec /opt/tacmap/tacmap "$@"
+# tacmap: the frozen app lives in /usr/lib/tacmap.
+exec /usr/lib/tacmap/tacmap "$@"
 SH
 chmod 0755 "$stage/usr/bin/tacmap"
 
@@ -54,7 +55,7 @@ install -m 0644 resources/icons/tacmap.svg "$stage/usr/share/icons/hicolor/scala
   cat <<TXT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: tacmap
-Comment: /opt/tacmap is a PyInstaller bundle. Besides tacmap it carries, as shared
+Comment: /usr/lib/tacmap is a PyInstaller bundle. Besides tacmap it carries, as shared
  libraries and Python packages: Python (PSF-2.0), Qt 6 and PySide6 (LGPL-3.0),
  numpy (BSD-3-Clause), shapely (BSD-3-Clause), GEOS (LGPL-2.1), pyqtgraph (MIT),
  colorama (BSD-3-Clause), icepool (MIT), platformdirs (MIT), msgspec
@@ -91,7 +92,7 @@ Description: offline tactical battle map with a rule engine
  which enemies it provokes before you let go, and rolls the dice.
  .
  This package holds a self-contained build (Python, Qt and the libraries
- tacmap needs) in /opt/tacmap, with a launcher in /usr/bin/tacmap.
+ tacmap needs) in /usr/lib/tacmap, with a launcher in /usr/bin/tacmap.
 CTL
 
 mkdir -p dist

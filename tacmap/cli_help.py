@@ -63,7 +63,7 @@ TEXTS: dict[str, tuple[str, list[str]]] = {
                  "tacmap measure --ruleset speed_rank -2,0 3,4 --diagonal alternating"]),
     "play": ("Run a script of commands through the referee, as the window would, and print "
              "one line per event. tacmap play --commands lists the command types and their "
-             "fields. --autopilot plays the sides it names (README \"The autopilot\"), the "
+             "fields. --autopilot plays the sides it names (the manual's \"The autopilot\"), the "
              "script giving the other sides' turns.",
              ["tacmap play fight.tacmap --script turn.jsonl --seed 9 --out after.tacmap",
               "tacmap play fight.tacmap --autopilot bandits --script turn.jsonl --rounds 2 "

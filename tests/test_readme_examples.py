@@ -1,4 +1,5 @@
-"""Every example of README.md runs as written (issue 29 item 3)."""
+"""Every example of README.md and the manual (docs/manual) runs as written (issue 29 item 3;
+issue 40 moved most of the README into the manual)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,18 @@ from tacmap import cli_help
 from tacmap.cli import build_parser
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+MANUAL = README.parent / "docs" / "manual"
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 
 
+def read_docs() -> str:
+    """The README and every page of the manual, in one text."""
+    pages = [README, *sorted(MANUAL.glob("*.md"))]
+    return "\n".join(page.read_text("utf-8") for page in pages)
+
+
 def blocks(kind: str) -> list[str]:
-    return [body for lang, body in BLOCK.findall(README.read_text("utf-8")) if lang == kind]
+    return [body for lang, body in BLOCK.findall(read_docs()) if lang == kind]
 
 
 def sessions() -> list[tuple[str, list[str]]]:
@@ -88,7 +96,7 @@ def test_every_install_example_names_a_command_and_options_that_exist(argv: list
 
 
 def test_every_command_of_the_table_exists() -> None:
-    rows = re.findall(r"^\| `tacmap ([a-z]+)", README.read_text("utf-8"), re.M)
+    rows = re.findall(r"^\| `tacmap ([a-z]+)", read_docs(), re.M)
     names = cli_help.subcommands(build_parser())
     assert rows and all(word in names or word == "open" for word in rows), rows
 
@@ -115,3 +123,34 @@ def test_no_ruleset_or_manual_points_at_a_file_outside_the_repository() -> None:
         text = path.read_text("utf-8")
         assert "../shared" not in text, path
         assert not re.search(r"\b\d{3}_[0-9a-f]{16}\.txt", text), path
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors a Markdown viewer makes of ``page``'s headings (GitHub's way)."""
+    found = set()
+    for heading in re.findall(r"^#+ (.*)$", re.sub(r"```.*?```", "", page.read_text("utf-8"),
+                                                   flags=re.S), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+def test_the_readme_is_short_and_every_link_of_it_and_the_manual_leads_somewhere() -> None:
+    # Issue 40: a short README with pictures, the rest in the manual; a link to a page
+    # or a heading that is not there is a dead end for the reader.
+    text = README.read_text("utf-8")
+    assert len(text.splitlines()) <= 150
+    assert "(docs/manual/README.md)" in text and "![" in text
+    pages = [README, *sorted(MANUAL.glob("*.md"))]
+    dead = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text("utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                dead.append(f"{page.name}: {target}")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                dead.append(f"{page.name}: {target} (no such heading)")
+    assert not dead, dead

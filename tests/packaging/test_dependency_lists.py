@@ -51,15 +51,15 @@ def short(name: str) -> str:
 
 
 def texts() -> dict[str, str]:
-    readme = (ROOT / "README.md").read_text("utf-8")
+    readme = (ROOT / "docs" / "manual" / "install.md").read_text("utf-8")
     install = readme[readme.index("`pip install` fetches"):][:300]
     packaging = (ROOT / "packaging" / "README.md").read_text("utf-8")
     windows = next(line for line in packaging.splitlines()
                    if "Scripts\\python -m pip install" in line)
     deb = (ROOT / "packaging" / "build-deb.sh").read_text("utf-8")
-    copyright_ = deb[deb.index("Comment: /opt/tacmap"):deb.index("Files: *")]
-    return {"README install paragraph": install, "packaging/README.md Windows pip line": windows,
-            "the .deb copyright": copyright_}
+    copyright_ = deb[deb.index("Comment: /usr/lib/tacmap"):deb.index("Files: *")]
+    return {"the manual's install paragraph": install,
+            "packaging/README.md Windows pip line": windows, "the .deb copyright": copyright_}
 
 
 @pytest.mark.parametrize("where", list(texts()))

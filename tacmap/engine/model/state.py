@@ -58,7 +58,7 @@ def canonical_area(area: Area) -> Area:
 #: A table of free-form values: a token's stats or values, the ruleset's data.
 JsonTable = Annotated[dict[Text, Json], msgspec.Meta(max_length=MAX_KEYS)]
 
-# Documented limits (README "Limits"): far above any table's needs, low enough that
+# Documented limits (docs/manual/files.md): far above any table's needs, low enough that
 # checking, drawing and saving the largest encounter stays within seconds and memory.
 MAX_TOKENS = 20_000
 """Tokens in one encounter."""

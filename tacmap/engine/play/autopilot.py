@@ -3,7 +3,7 @@
 It plays through the same door as the forecast's greedy policy (``Aggressive``,
 whose machinery it extends) and the headless ``Driver``: the acting token's
 offered options, aimed where the referee's preview allows, scored from the
-previews' exact odds. What it does better (README "The autopilot"):
+previews' exact odds. What it does better (docs/manual/forecast-and-autopilot.md, "The autopilot"):
 
 * every attack in reach is priced (the greedy policy prices one new attack a
   decision), and priced as focus fire: the chance to take the target out plus
@@ -227,7 +227,7 @@ class Autopilot(Aggressive):
                 plans.append(step)
         # Ending the turn is weighed against an attack (a dice pool kept for later), not
         # against closing in: against the greedy policy, which always walks in, holding
-        # back wins, but two sides that both hold stand apart all fight (README).
+        # back wins, but two sides that both hold stand apart all fight (the manual).
         if first.option.key != "move" and any(
                 o.key == "end_turn" and o.enabled for o in offered):
             plans.append(None)

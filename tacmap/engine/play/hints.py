@@ -33,7 +33,7 @@ class Hints:
     """Option keys, best first, taken when nothing can be attacked and no move helps
     (a declaration that still does something, a defence)."""
     rollouts: bool = True
-    """Whether the autopilot weighs its best plans by playing on from each (README "The
+    """Whether the autopilot weighs its best plans by playing on from each (the manual's "The
     autopilot"); off where its exact odds already choose as well."""
     ruleset_out: Callable[[Token], bool] | None = None
     """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""

@@ -1,7 +1,7 @@
 """The player filter: the one door every line the players read goes through.
 
 The players' fight report and the player view both ask ``PlayerFilter``. What
-the players may see (README, "What the players see"):
+the players may see (the manual's "What the players see", docs/manual/table.md):
 
 - their own side's hit points, yes; any other side's, no (its damage and healing
   are told, never the hit points it has, had or was set to);

@@ -88,7 +88,7 @@ Change = Literal["execute", "undo", "redo", "reset"]
 
 #: Longest encounter title the GM may give.
 MAX_NAME = 200
-#: Longest log a file may hold (README "Limits"): a long campaign night is a few
+#: Longest log a file may hold (docs/manual/files.md): a long campaign night is a few
 #: thousand entries; a million would take a gigabyte to open.
 MAX_LOG = 100_000
 
