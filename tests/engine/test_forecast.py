@@ -9,15 +9,18 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tacmap.cli import main
 from tacmap.engine.files import storage
-from tacmap.engine.model.state import Encounter, Token
+from tacmap.engine.model.state import Encounter, Token, Wall
 from tacmap.engine.play.forecast import (
     BATCH,
     MAX_ROUNDS,
     Forecast,
+    _at_grips,
+    _ring,
     fight_pool,
     fight_seed,
     forecast,
@@ -270,3 +273,20 @@ def test_the_acting_token_a_fight_asks_for_is_the_turn_orders_every_step(
     monkeypatch.setattr(type(ruleset), "whose_turn", acting)
     forecast(state, ruleset, 3, seed=2)
     assert len(checked) > 100 and len(set(checked)) > 4
+
+
+def test_two_foes_across_a_wall_corner_step_round_it_and_fight(registry: Registry) -> None:
+    # Seen in the mirror bench: two combatants diagonal across the corner of two walls took
+    # each other for "at grips" (next to and within reach), so neither walked, and neither
+    # could strike across the wall: they ended their turns for 30 rounds.
+    state = load(registry, "demo.tacmap")
+    ruleset = registry.get(state.ruleset)
+    keep = {"aldric": (5, 5), "barry": (6, 4)}
+    state.tokens = {i: msgspec.structs.replace(t, x=keep[i][0], y=keep[i][1])
+                    for i, t in state.tokens.items() if i in keep}
+    state.map.walls = (Wall(((6, 5), (6, 9))), Wall(((2, 5), (6, 5))))
+    aldric, barry = state.tokens["aldric"], state.tokens["barry"]
+    assert not _at_grips(state, ruleset, aldric, barry)
+    assert (5, 4) in _ring(state, aldric, barry, ruleset)  # beside Barry, past the wall
+    result = forecast(state, ruleset, 6, seed=2)
+    assert result.undecided == 0 and sum(result.wins.values()) == 6

@@ -32,6 +32,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
+
 from tacmap.engine.files import storage
 from tacmap.engine.model.commands import Move
 from tacmap.engine.model.state import Cell, Encounter, Token, sides_of
@@ -41,6 +43,7 @@ from tacmap.engine.play.referee import Referee
 from tacmap.engine.play.retreat import Retreat
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 from tacmap.engine.rules.views import ActionOption, Odds
+from tacmap.engine.space.geometry import line_of_sight
 from tacmap.engine.space.grid import edge_distance
 
 #: Fights a worker plays in one go, with one set of policy caches (fixed: determinism).
@@ -323,9 +326,12 @@ def _gap(a: Token, b: Token) -> int:
 def _at_grips(state: Encounter, ruleset: Ruleset, me: Token, enemy: Token) -> bool:
     """Beside ``enemy`` and within reach of it: a corner is not, where reach counts the
     diagonal as 2 m (``reach_rule``), so there the token still steps round to a side."""
+    # A wall between the two (a corner of a building) is no grip either: neither can strike
+    # across it, and two tokens that took it for one stood there all fight.
     return _gap(me, enemy) <= 1 and edge_distance(
         ruleset.reach_rule(state), me.cell, me.size, enemy.cell, enemy.size) \
-        <= ruleset.reach(state, me) + 1e-9
+        <= ruleset.reach(state, me) + 1e-9 and line_of_sight(ruleset.space.walls(state), me,
+                                                             enemy)
 
 
 def _ring(state: Encounter, me: Token, enemy: Token, ruleset: Ruleset | None = None
@@ -349,7 +355,10 @@ def _ring(state: Encounter, me: Token, enemy: Token, ruleset: Ruleset | None = N
     rule, reach = ruleset.reach_rule(state), ruleset.reach(state, me)
     near = [c for c in out
             if edge_distance(rule, c, s, enemy.cell, enemy.size) <= reach + 1e-9]
-    return near or out
+    walls = ruleset.space.walls(state)
+    open_ = [c for c in near
+             if line_of_sight(walls, msgspec.structs.replace(me, x=c[0], y=c[1]), enemy)]
+    return open_ or near or out
 
 
 # --- one fight ---------------------------------------------------------------------
