@@ -247,4 +247,7 @@ def forecast_hints(rules: object) -> Hints:
     # The opposed roll's exact odds already choose between strikes and flourishes well;
     # a few throws of each plan only add noise between plans of nearly equal worth (mirror
     # bench, 100 pairs: 61% with the odds alone, 47 to 56% with 4 or 8 throws a plan).
-    return Hints(rollouts=False)
+    # A double move ends the turn beside the enemy with no strike, and the enemy strikes
+    # first: in the first three rounds the autopilot waits instead (500 pairs: 57.5% of
+    # the decided fights to 62.8%).
+    return Hints(rollouts=False, wait_rounds=3)

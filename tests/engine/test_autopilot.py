@@ -333,3 +333,33 @@ def test_two_autopilot_sides_close_in_and_fight_it_out(registry: Registry) -> No
         fight = play_fight(start, ruleset, fight_seed(5, k), {}, MAX_ROUNDS,
                            partial(by_side, auto=ALL))
         assert fight.winner is not None and fight.rounds < 15
+
+
+def test_in_opposed_it_lets_the_enemy_come_in_the_first_rounds_then_closes_in(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A double move ends an opposed turn beside the enemy with no strike left, and the
+    # enemy strikes first: opposed's hint has the autopilot wait for three rounds.
+    from functools import partial
+
+    from tacmap.engine.play.autopilot import ALL
+    from tacmap.engine.play.forecast import MAX_ROUNDS, fight_seed, play_fight
+    from tacmap.engine.play.hints import Hints
+
+    state = storage.load(DEMOS / "opposed_demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    assert hints_of(ruleset).wait_rounds == 3
+    referee = started(mirrored(state, "Party"), ruleset)
+    until_turn_of(referee, "kara")
+    assert referee.state.round == 2
+    assert decide(referee.state, ruleset, "kara", 3) == EndTurn()
+    # Without the hint Kara walks in, as the greedy policy does.
+    monkeypatch.setattr(type(ruleset), "forecast_hints",
+                        lambda self: Hints(rollouts=False))
+    assert isinstance(decide(referee.state, ruleset, "kara", 3), Move)
+    monkeypatch.undo()
+    # Two sides on autopilot stand apart three rounds at most, then fight it out.
+    start = mirrored(state, "Party")
+    for k in range(4):
+        fight = play_fight(start, ruleset, fight_seed(5, k), {}, MAX_ROUNDS,
+                           partial(by_side, auto=ALL))
+        assert fight.winner is not None and fight.rounds < 15

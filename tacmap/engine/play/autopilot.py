@@ -181,8 +181,42 @@ class Autopilot(Aggressive):
             choice = self.teammate(table, me)
         elif self.hints.rollouts and not choice.by and not self.unseen:
             choice = self.rolled(table, me, choice, offered)
+        if choice is not None and self.waits(table, me, choice, options):
+            choice = None
         _THINKING.append((time.thread_time() - start) * 1000)
         return choice
+
+    def waits(self, table: Table, me: Token, choice: Choice,
+              options: Sequence[ActionOption]) -> bool:
+        """Whether to let the enemy come rather than make ``choice``: in the fight's first
+        rounds (the ruleset's ``wait_rounds`` hint), a move after which ``me`` can strike
+        nobody this turn."""
+        if choice.option.key != "move" or choice.by \
+                or table.state.round > self.hints.wait_rounds or not any(
+                o.key == "end_turn" and o.enabled for o in options):
+            return False
+        return not self.strikes_after(table, me, choice)
+
+    def strikes_after(self, table: Table, me: Token, move: Choice) -> bool:
+        """Whether ``me`` may still attack a known enemy this turn once ``move`` is made
+        (tried on a copy of the encounter: the options and previews after it)."""
+        referee = Referee(table.state.copy(), self.ruleset)
+        try:
+            referee.execute(move.command(me.id))
+        except RuleError:
+            return True
+        state = referee.state
+        if self.ruleset.whose_turn(state) != me.id:
+            return False
+        enemies = [t for t in state.tokens.values() if t.side != me.side and not self.out(t)]
+        for option in self.ruleset.actions_for(state, me.id):
+            if not option.enabled or option.target != "token" or option.key == "move":
+                continue
+            for enemy in enemies:
+                preview = referee.preview(Choice(option, enemy.id).command(me.id))
+                if preview.legal and preview.odds is not None:
+                    return True
+        return False
 
     def teammate(self, table: Table, me: Token) -> Choice | None:
         """In a turn the side takes together (several of its rows acting at once), what

@@ -35,6 +35,10 @@ class Hints:
     rollouts: bool = True
     """Whether the autopilot weighs its best plans by playing on from each (the manual's "The
     autopilot"); off where its exact odds already choose as well."""
+    wait_rounds: int = 0
+    """Rounds from the start of combat in which the autopilot stands and lets the enemy
+    come rather than walk to where it can strike nobody this turn (where a first strike
+    decides fights); from the round after, it walks in."""
     ruleset_out: Callable[[Token], bool] | None = None
     """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
     all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
