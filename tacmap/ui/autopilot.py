@@ -16,11 +16,10 @@ file opened elsewhere plays by hand until the GM says otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tacmap.engine.model.commands import Command, EndTurn, Move
 from tacmap.engine.model.state import Encounter, sides_of
-from tacmap.engine.play.autopilot import Suggestion
 from tacmap.engine.play.narrate import sentence
 from tacmap.engine.rules.views import OrderRow
 from tacmap.ui.combat import Combat
@@ -54,6 +53,9 @@ from tacmap.ui.qt import (
 )
 from tacmap.ui.session import Session
 from tacmap.ui.workers import Report, Worker, decide_task, suggest_task
+
+if TYPE_CHECKING:  # the autopilot's engine loads with its first decision, after the paint
+    from tacmap.engine.play.autopilot import Suggestion
 
 #: Seconds the autopilot's path stays drawn before the token moves along it.
 PATH_SECONDS = 0.9

@@ -14,9 +14,11 @@ from tacmap.ui.bench import COLD_FLOOR, COLD_START, _cold
 
 #: Modules the first paint of the demo does not need, each imported when its feature is
 #: first used: charts, odds, File ▸ Import/Export, numpy's masked arrays (np.unique asks
-#: for them), importlib.resources (a user ruleset's finder), QStyle (a selected log line).
+#: for them), importlib.resources (a user ruleset's finder), QStyle (a selected log line),
+#: the forecast and the autopilot with their worker pools (their first run).
 LATER = ("pyqtgraph", "icepool", "tacmap.ui.imports", "tacmap.engine.files.report", "numpy.ma",
-         "importlib.resources")
+         "importlib.resources", "tacmap.engine.play.forecast", "tacmap.engine.play.autopilot",
+         "concurrent.futures.process")
 
 SCRIPT = textwrap.dedent("""
     import sys
