@@ -630,7 +630,13 @@ def _play_autopilot(referee: Referee, sides: frozenset[str],
     pilot, driver = autopilot.pilot_for(referee, state.seed)
     script = iter(commands)
     if ruleset.turn_order(state) is None:
-        _print_events(referee, StartCombat(), referee.execute(StartCombat(), dice), args, out)
+        if commands and isinstance(commands[0][1], StartCombat):
+            # The script starts the fight (with its order, as the manual's example does).
+            number, opening = next(script)
+            _script_line(referee, number, opening, dice, args, out)
+        else:
+            _print_events(referee, StartCombat(), referee.execute(StartCombat(), dice), args,
+                          out)
     first = referee.state.round
     cap = args.rounds if args.rounds is not None else MAX_ROUNDS
     for _step in range(MAX_STEPS):

@@ -218,6 +218,22 @@ def test_play_stops_at_a_token_off_autopilot_with_no_script_line_left(
     assert "not on autopilot, and no script line left" in printed
 
 
+def test_a_script_that_starts_the_fight_starts_it_with_its_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The manual's turn.jsonl starts with start_combat: with --autopilot it was refused
+    # ("combat has already started"), the autopilot having started the fight itself.
+    script = tmp_path / "turn.jsonl"
+    script.write_text('{"type": "start_combat", "order": ["aldric", "barry", "wren", '
+                      '"grell", "tam", "pip", "mott"]}\n'
+                      '{"type": "move", "actor": "aldric", "path": [[13, 9]]}\n'
+                      '{"type": "end_turn", "actor": "aldric"}\n', "utf-8")
+    assert main(["play", str(DEMOS / "demo.tacmap"), "--autopilot", "bandits",
+                 "--script", str(script), "--rounds", "1"]) == 0
+    printed = capsys.readouterr()[0]
+    assert "turn order: Ser Aldric, Barry the Guard, Wren" in printed  # the script's order
+    assert printed.index("» move actor=aldric") < printed.index("(autopilot: Barry the Guard)")
+
+
 def test_play_refuses_a_side_the_encounter_does_not_have_in_one_line(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", str(DEMOS / "demo.tacmap"), "--autopilot", "orcs"]) == 2
