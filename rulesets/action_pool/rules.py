@@ -65,7 +65,7 @@ from tacmap.api import (
     token_error,
 )
 
-from . import reactions, readied
+from . import reactions, readied, views
 from .data import Ability, Data, Weapon
 from .reactions import PREPARED, Prepared, Strike
 
@@ -885,6 +885,8 @@ class ActionPool(TurnRuleset[Data]):
         drop = sum(p for d, p in spread if d != miss and d >= drop_at)
         table = tuple((d, p / success) for d, p in spread if d != miss) if success else ()
         return Odds(success, table, drop)
+
+    forecast_hints = views.forecast_hints  # README "The autopilot"
 
     def out_of_fight(self, token: Token) -> bool:
         """Down at the HP floor (``hp.floor``), where damage or the GM's Set HP marks it

@@ -344,6 +344,8 @@ def test_two_autopilot_sides_close_in_and_fight_it_out(registry: Registry) -> No
 
     state = storage.load(DEMOS / "demo.tacmap", registry).state
     ruleset = registry.get(state.ruleset)
+    # action_pool's hint lets the throws hold back in the first round only.
+    assert hints_of(ruleset).hold_rounds == 1
     start = mirrored(state, main_sides(state)[0])
     for k in range(6):
         fight = play_fight(start, ruleset, fight_seed(5, k), {}, MAX_ROUNDS,

@@ -262,8 +262,10 @@ class Autopilot(Aggressive):
         # Ending the turn is weighed against an attack (a dice pool kept for later), not
         # against closing in: against the greedy policy, which always walks in, holding
         # back wins, but two sides that both hold stand apart all fight (the manual).
-        if first.option.key != "move" and any(
-                o.key == "end_turn" and o.enabled for o in offered):
+        # (The ruleset's ``hold_rounds`` hint weighs it against closing in too, in the first
+        # rounds only: two sides that both hold then stand apart that long at most.)
+        holding = first.option.key != "move" or table.state.round <= self.hints.hold_rounds
+        if holding and any(o.key == "end_turn" and o.enabled for o in offered):
             plans.append(None)
         if len(plans) == 1:
             return first

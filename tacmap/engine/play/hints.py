@@ -39,6 +39,10 @@ class Hints:
     """Rounds from the start of combat in which the autopilot stands and lets the enemy
     come rather than walk to where it can strike nobody this turn (where a first strike
     decides fights); from the round after, it walks in."""
+    hold_rounds: int = 0
+    """Rounds from the start of combat in which the autopilot's throws weigh ending the
+    turn against walking in (elsewhere only against an attack), so that it may wait for
+    an enemy that walks in; from the round after, it never holds back to wait."""
     ruleset_out: Callable[[Token], bool] | None = None
     """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
     all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
