@@ -10,7 +10,6 @@ from typing import Any
 from tacmap.engine.files import storage
 from tacmap.engine.model.errors import InputError, RuleError
 from tacmap.engine.model.state import Encounter, Token, sides_of
-from tacmap.engine.play.autopilot import by_side
 from tacmap.engine.play.balance import Proposal, balance, changed_side, parse_target
 from tacmap.engine.play.forecast import Forecast, default_jobs
 from tacmap.engine.play.referee import Referee
@@ -68,6 +67,8 @@ def run(registry: Registry, args: argparse.Namespace, folders: list[str]) -> int
         storage.check_target(args.out)  # a folder or a pipe is refused before the search
     told = (lambda line: print(line, file=sys.stderr, flush=True)) \
         if sys.stderr.isatty() else None
+    from tacmap.engine.play.autopilot import by_side  # the autopilot's engine: on use only
+
     found = balance(state, ruleset, target, side, pool, jobs=args.jobs or default_jobs(),
                     folders=folders, told=told,
                     policy=by_side if args.policy == "autopilot" else None)
@@ -137,9 +138,9 @@ def _token(state: Encounter, name: str) -> Token:
 def _from_roster(ruleset_id: str, words: str) -> list[Token]:
     """The roster's combatants of ``ruleset_id`` whose name or tags hold ``words``."""
     from tacmap.engine.files.roster import combatants
-    from tacmap.ui.settings import data_folder  # the window's roster (no Qt in settings)
+    from tacmap.ui.settings import roster_file  # the window's roster (no Qt in settings)
 
     try:
-        return combatants(data_folder() / "roster.sqlite3", ruleset_id, words)
+        return combatants(roster_file(), ruleset_id, words)
     except InputError as err:
         raise InputError(f"--from: {err}") from None

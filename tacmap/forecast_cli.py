@@ -224,7 +224,7 @@ def _balance_row(registry: Registry, quick: bool) -> dict[str, Any]:
     path = next(p for rid, _name, p in demos() if rid == "action_pool")
     state = storage.load(path, registry).state
     ruleset = registry.get(state.ruleset)
-    target = parse_target("heroes win 75%", ["heroes", "bandits"])
+    target = parse_target("heroes win 75%", sides_of(state))
     t0 = time.perf_counter()
     found = balance(state, ruleset, target, changed_side(state, target), jobs=2,
                     sizes=(16, 32, 1) if quick else None)

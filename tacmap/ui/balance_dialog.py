@@ -30,7 +30,7 @@ from tacmap.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from tacmap.ui.settings import data_folder
+from tacmap.ui.settings import roster_file
 from tacmap.ui.workers import Worker, balance_task
 
 #: Milliseconds between two looks at the worker's reports.
@@ -132,7 +132,7 @@ class BalanceDialog(QDialog):
         words = self.roster.text().strip()
         if not words:
             return ()
-        return tuple(combatants(data_folder() / "roster.sqlite3", self.ruleset.id, words))
+        return tuple(combatants(roster_file(), self.ruleset.id, words))
 
     def _look(self) -> None:
         if self.worker is None:

@@ -12,7 +12,7 @@ from tacmap.engine.model.errors import InputError
 from tacmap.ui.build import free_cell, selected_token
 from tacmap.ui.host import Host
 from tacmap.ui.panels.roster import RosterPanel
-from tacmap.ui.session import home
+from tacmap.ui.settings import roster_file
 
 
 class RosterActions:
@@ -33,7 +33,7 @@ class RosterActions:
         """The roster database, opened on first use (None, with a message, if unreadable)."""
         if self.db is None:
             try:
-                self.db = Roster(home() / "roster.sqlite3")
+                self.db = Roster(roster_file())
             except InputError as err:
                 self.host.error(str(err))
                 return None

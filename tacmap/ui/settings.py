@@ -50,6 +50,11 @@ def data_folder() -> Path:
     return Path(override) if override else platformdirs.user_data_path("tacmap", appauthor=False)
 
 
+def roster_file() -> Path:
+    """The roster the window keeps combatants in (``roster.sqlite3`` in the data folder)."""
+    return data_folder() / "roster.sqlite3"
+
+
 def _data_folder() -> Path:
     return data_folder()
 
