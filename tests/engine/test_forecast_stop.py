@@ -9,6 +9,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -65,10 +66,24 @@ def _started() -> tuple[subprocess.Popen[bytes], set[int]]:
             except OSError:
                 break
     workers = _children(proc.pid)
-    os.close(leader)
+    # The terminal stays open, read, until the process is gone: closed at once, the bar's
+    # next write failed (EIO) and ended the run with 1 before the Ctrl+C reached it
+    # (seen under load), and unread, a full terminal would block the bar.
+    threading.Thread(target=_drain, args=(leader,), daemon=True).start()
     assert b"fights" in seen, seen
     assert len(workers) >= 2, workers
     return proc, workers
+
+
+def _drain(leader: int) -> None:
+    """Read the terminal until its other end is gone, then close it."""
+    try:
+        while os.read(leader, 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(leader)
 
 
 def _gone(pids: set[int]) -> set[int]:
