@@ -29,6 +29,7 @@ from tacmap.api import (
     DiceRolled,
     Encounter,
     EndTurn,
+    Hints,
     Manifest,
     Move,
     MovePlan,
@@ -751,6 +752,12 @@ class Reflex(Ruleset):
                 for p in rnd.plans
                 if p.target in state.tokens and p.actor in state.tokens
                 and p.actor not in rnd.order.acted]
+
+    def forecast_hints(self) -> Hints:
+        """What the autopilot needs to know here (README "The autopilot")."""
+        # A later declarer sees who is aimed at whom; only playing on shows when a dodge,
+        # whose VL comes off every attack on the dodger, beats an attack of its own.
+        return Hints(weigh=("declare:dodge",))
 
     def out_of_fight(self, token: Token) -> bool:
         """Down at ``hp.dead_at`` (0 HP), where the rules mark it ``dead`` and it leaves the

@@ -195,6 +195,9 @@ def test_a_mirror_match_plays_each_fight_both_ways(registry: Registry) -> None:
     result = mirror_matches(state, ruleset, 2)
     assert result.pairs == 2
     assert result.wins + result.losses + result.undecided == 4
+    # The bench plays a ruleset's pairs in parts on every core: the parts add up.
+    both = mirror_matches(state, ruleset, 1) + mirror_matches(state, ruleset, 1, first=1)
+    assert both.pairs == 2 and both.wins + both.losses + both.undecided == 4
 
 
 def test_play_with_the_autopilot_plays_the_fight_out_and_saves_it(
@@ -381,3 +384,34 @@ def test_in_opposed_it_lets_the_enemy_come_in_the_first_rounds_then_closes_in(
         fight = play_fight(start, ruleset, fight_seed(5, k), {}, MAX_ROUNDS,
                            partial(by_side, auto=ALL))
         assert fight.winner is not None and fight.rounds < 15
+
+
+def _reflex_kestrel_declares_last(registry: Registry, aimed_at_her: bool
+                                  ) -> tuple[Referee, Ruleset]:
+    """The reflex demo's Kestrel (RFX 6, the last to declare) alone among three Reavers
+    who have declared: each an attack on her, or nothing."""
+    state = storage.load(DEMOS / "reflex_demo.tacmap", registry).state
+    ruleset = registry.get("reflex")
+    for gone in ("bram", "ilsa", "wren"):
+        del state.tokens[gone]
+    for tid, (x, y) in {"kestrel": (4, 6), "gorm": (5, 6), "vosk": (5, 7),
+                        "skulk": (4, 7)}.items():
+        state.tokens[tid] = msgspec.structs.replace(state.tokens[tid], x=x, y=y)
+    referee = started(state, ruleset)
+    weapons = {"gorm": "axe", "vosk": "spear", "skulk": "dagger"}
+    while (who := ruleset.whose_turn(referee.state)) != "kestrel":
+        referee.execute(Act(who, "declare:attack", "kestrel", weapons[who]) if aimed_at_her
+                        else EndTurn())
+    return referee, ruleset
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_in_reflex_a_late_declarer_aimed_at_by_three_dodges_and_else_attacks(
+        registry: Registry, seed: int) -> None:
+    # reflex's hint: a declared dodge's VL comes off every attack on the dodger, which
+    # only the enemy's declarations (seen by a later declarer) make worth more than a shot.
+    referee, ruleset = _reflex_kestrel_declares_last(registry, aimed_at_her=True)
+    assert decide(referee.state, ruleset, "kestrel", seed) == Act("kestrel", "declare:dodge")
+    referee, ruleset = _reflex_kestrel_declares_last(registry, aimed_at_her=False)
+    chosen = decide(referee.state, ruleset, "kestrel", seed)
+    assert isinstance(chosen, Act) and chosen.action == "declare:attack"

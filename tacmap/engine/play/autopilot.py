@@ -242,8 +242,9 @@ class Autopilot(Aggressive):
 
     def rolled(self, table: Table, me: Token, first: Choice,
                offered: Sequence[ActionOption]) -> Choice | None:
-        """Of ``first`` and a few other plans, the one whose throws played on leave the
-        side best off (``standing``); ``first`` among equals."""
+        """Of ``first`` and a few other plans (the next attacks, a move, the ruleset's
+        ``weigh`` defences, ending the turn), the one whose throws played on leave the side
+        best off (``standing``); ``first`` among equals."""
         plans: list[Choice | None] = [first]
         # The next attacks by worth, whatever their target: what an ability spends (pool
         # dice, stamina) shows only in the turns that follow.
@@ -259,12 +260,18 @@ class Autopilot(Aggressive):
             step = self.approach(table, me, move, enabled)
             if step is not None and step not in plans and table.legal(me.id, step):
                 plans.append(step)
+        defences = [Choice(o) for o in enabled if o.key in self.hints.weigh
+                    and o.target == "none"]
+        plans += defences
         # Ending the turn is weighed against an attack (a dice pool kept for later), not
         # against closing in: against the greedy policy, which always walks in, holding
         # back wins, but two sides that both hold stand apart all fight (the manual).
         # (The ruleset's ``hold_rounds`` hint weighs it against closing in too, in the first
         # rounds only: two sides that both hold then stand apart that long at most.)
-        holding = first.option.key != "move" or table.state.round <= self.hints.hold_rounds
+        # A defence offered stands for holding back (reflex: a dodge rather than declaring
+        # nothing): both weighed cost a set of throws for no measured gain.
+        holding = not defences and (first.option.key != "move"
+                                    or table.state.round <= self.hints.hold_rounds)
         if holding and any(o.key == "end_turn" and o.enabled for o in offered):
             plans.append(None)
         if len(plans) == 1:
@@ -624,6 +631,11 @@ class Mirror:
     undecided: int = 0
     """Fights nobody won within the round cap."""
 
+    def __add__(self, other: Mirror) -> Mirror:
+        """Two runs' matches together (the bench plays a ruleset's pairs in parts)."""
+        return Mirror(self.pairs + other.pairs, self.wins + other.wins,
+                      self.losses + other.losses, self.undecided + other.undecided)
+
     def share(self) -> tuple[float, float, float]:
         """The autopilot's share of the decided fights, with its 95% Wilson interval."""
         decided = self.wins + self.losses
@@ -631,13 +643,15 @@ class Mirror:
         return (self.wins / decided if decided else 0.0), lo, hi
 
 
-def mirror_matches(state: Encounter, ruleset: Ruleset, pairs: int, seed: int = 1) -> Mirror:
-    """``pairs`` mirror matches, split between the demo's two main sides (``mirrored``):
-    each fight played with the autopilot on one side, then on the other, same dice seed."""
+def mirror_matches(state: Encounter, ruleset: Ruleset, pairs: int, seed: int = 1,
+                   first: int = 0) -> Mirror:
+    """``pairs`` mirror matches from pair ``first`` on, split between the demo's two main
+    sides (``mirrored``): each fight played with the autopilot on one side, then on the
+    other, same dice seed (pair k's whatever the split)."""
     result = Mirror()
     sides = main_sides(state)
     cache: dict[OddsKey, Odds | None] = {}
-    for k in range(pairs):
+    for k in range(first, first + pairs):
         side = sides[k % len(sides)]
         start = mirrored(state, side)
         fight = fight_seed(seed, k)

@@ -43,6 +43,10 @@ class Hints:
     """Rounds from the start of combat in which the autopilot's throws weigh ending the
     turn against walking in (elsewhere only against an attack), so that it may wait for
     an enemy that walks in; from the round after, it never holds back to wait."""
+    weigh: tuple[str, ...] = ()
+    """Option keys aimed at nobody (a declared defence) that the autopilot weighs by playing
+    on from each, beside its best attacks: whether a defence beats an attack shows only in
+    what the enemy does next, which the odds card does not tell."""
     ruleset_out: Callable[[Token], bool] | None = None
     """The ruleset's own ``out_of_fight`` (set by ``hints_of``)."""
     all_down: frozenset[str] = field(init=False, repr=False, default=frozenset())
