@@ -45,6 +45,14 @@ class TimelinePanel(QWidget):
         layout.addWidget(self.waiting)
         self.bars: list[tuple[str, int, int, int]] = []
         self._shown: tuple[Encounter, Timeline | None, frozenset[str]] | None = None
+        #: What the last redraw drew from: the timeline, who is hidden, the panel's width,
+        #: and each token's name and side (the rows' names, colours and the panel's height).
+        self._drawn: tuple[object, ...] | None = None
+        #: The chart's items, kept from one redraw to the next: the bars (one item), a
+        #: label per bar, and the highlight of the phase under way.
+        self._bar_item: pg.BarGraphItem | None = None
+        self._labels: list[pg.TextItem] = []
+        self._region: pg.LinearRegionItem | None = None
         self.current: int | None = None
         self.rows: list[str] = []
 
@@ -64,10 +72,14 @@ class TimelinePanel(QWidget):
 
     def show_timeline(self, state: Encounter, timeline: Timeline | None,
                       hidden: frozenset[str] = frozenset()) -> None:
-        """Redraw; ``hidden`` token ids are left out (the player view)."""
+        """Redraw; ``hidden`` token ids are left out (the player view). Nothing is redrawn
+        when nothing drawn would change: most commands (a step, a roll) leave it as it was."""
         self._shown = (state, timeline, hidden)
-        if self.plot is not None:
-            self.plot.clear()
+        drawn = (timeline, hidden, self.width(),
+                 tuple((t.id, t.name, t.side) for t in state.tokens.values()))
+        if drawn == self._drawn:
+            return
+        self._drawn = drawn
         self.bars = []
         self.rows = []
         self.struck.setVisible(False)
@@ -77,6 +89,7 @@ class TimelinePanel(QWidget):
             self.plot.setVisible(timeline is not None)
         if timeline is None:
             self.current = None
+            self._labelled(0)
             return
         import pyqtgraph as pg
 
@@ -92,7 +105,14 @@ class TimelinePanel(QWidget):
         size = 14 if self.player else 9
         font = QFont()
         font.setPointSize(size)
-        for item in items:
+        struck_font = QFont(font)
+        struck_font.setStrikeOut(True)
+        # Characters that fit in a one-phase bar at this panel's type size.
+        per = max(8 if self.player else 11,
+                  int(plot.width() / max(len(timeline.phases), 1) / size))
+        fills: list[QColor] = []
+        labels = self._labelled(len(items))
+        for item, label in zip(items, labels, strict=True):
             y = rows.index(item.actor)
             token = state.tokens.get(item.actor)
             colour = QColor(colours.get(token.side, "#888888") if token else "#888888")
@@ -100,25 +120,25 @@ class TimelinePanel(QWidget):
                 colour.setAlpha(140)
             if item.struck:
                 colour = QColor("#9a9a9a")
-            bar = pg.BarGraphItem(x0=[item.start - 0.42], x1=[item.end + 0.42], y=[-y],
-                                  height=0.62, brush=colour, pen=pg.mkPen(colour.darker(150)))
-            plot.addItem(bar)
-            # Characters that fit in the bar at this panel's type size.
-            per = max(8 if self.player else 11,
-                      int(plot.width() / max(len(timeline.phases), 1) / size))
+            fills.append(colour)
             room = per * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
-            label = pg.TextItem(("✗ " if item.struck else "") + text, color="#ffffff",
-                                anchor=(0, 0.5))
-            if item.struck:
-                struck_font = QFont(font)
-                struck_font.setStrikeOut(True)
-                label.setFont(struck_font)
-            else:
-                label.setFont(font)
+            label.setText(("✗ " if item.struck else "") + text)
+            label.setFont(struck_font if item.struck else font)
             label.setPos(item.start - 0.38, -y)
-            plot.addItem(label)
             self.bars.append((item.actor, item.start, item.end, y))
+        # The chart's items are made once and changed in place: a chart rebuilt for each
+        # command cost the window 30 ms a command (speed_rank's demo).
+        if self._bar_item is None:
+            self._bar_item = pg.BarGraphItem(x0=[], x1=[], y=[], height=0.62)
+            plot.addItem(self._bar_item)
+        # (pyqtgraph 0.14 fails on an empty list of pens: no bars, the item is hidden.)
+        self._bar_item.setVisible(bool(items))
+        if items:
+            self._bar_item.setOpts(x0=[i.start - 0.42 for i in items],
+                                   x1=[i.end + 0.42 for i in items],
+                                   y=[-rows.index(i.actor) for i in items], height=0.62,
+                                   brushes=fills, pens=[pg.mkPen(c.darker(150)) for c in fills])
         struck = [i for i in items if i.struck]
         if struck:
             who = {i.actor: state.tokens[i.actor].name if i.actor in state.tokens else i.actor
@@ -129,11 +149,14 @@ class TimelinePanel(QWidget):
                                 + "<br>".join(lines) + "</span>")
             self.struck.setVisible(True)
         self.current = timeline.current
+        if self._region is None:
+            self._region = pg.LinearRegionItem((0, 0), movable=False,
+                                               brush=(255, 204, 0, 70), pen=pg.mkPen("#d69e00"))
+            self._region.setZValue(20)  # over the bars and their words, as a highlight
+            plot.addItem(self._region)
+        self._region.setVisible(timeline.current is not None)
         if timeline.current is not None:
-            region = pg.LinearRegionItem((timeline.current - 0.5, timeline.current + 0.5),
-                                         movable=False, brush=(255, 204, 0, 70),
-                                         pen=pg.mkPen("#d69e00"))
-            plot.addItem(region)
+            self._region.setRegion((timeline.current - 0.5, timeline.current + 0.5))
         axis = plot.getAxis("bottom")
         axis.setTicks([list(enumerate(timeline.phases))])
         left = plot.getAxis("left")
@@ -143,6 +166,23 @@ class TimelinePanel(QWidget):
             ax.setStyle(tickFont=font)
         plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+
+    def _labelled(self, count: int) -> list[pg.TextItem]:
+        """``count`` bar labels on the chart, made as needed; the rest emptied and hidden
+        (an empty one keeps no name of a token the players no longer see)."""
+        while len(self._labels) < count:
+            import pyqtgraph as pg  # not before the first bar: the first paint has none
+
+            label = pg.TextItem("", color="#ffffff", anchor=(0, 0.5))
+            label.setZValue(10)
+            self._made_plot().addItem(label)
+            self._labels.append(label)
+        for label in self._labels[count:]:
+            label.setText("")
+            label.setVisible(False)
+        for label in self._labels[:count]:
+            label.setVisible(True)
+        return self._labels[:count]
 
     def _hold_height(self, state: Encounter, hidden: frozenset[str]) -> None:
         """One height for the whole encounter: room for a row per combatant on the map, so
