@@ -15,6 +15,7 @@ file opened elsewhere plays by hand until the GM says otherwise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -582,7 +583,13 @@ class Suggest:
         font.setBold(True)
         number.setFont(font)
         number.setBrush(QBrush(colour))
-        number.setPos(centre[0] + r * 0.7, centre[1] - r - 12)
+        # Each plan's number at its own place on the upper half of its ring (top right,
+        # top left, top), clear of the name tag below the token: two plans on one target
+        # once drew their numbers over each other.
+        angle = math.radians((-45, -135, -90)[i % 3])
+        box = number.boundingRect()
+        number.setPos(centre[0] + (r + 10) * math.cos(angle) - box.width() / 2,
+                      centre[1] + (r + 10) * math.sin(angle) - box.height() / 2)
         for item in (line, ring, number):
             item.setZValue(900)
             scene.addItem(item)

@@ -3,18 +3,20 @@ through ordinary commands; Space pauses, Right steps, Esc takes over; Suggest.""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tacmap.engine.model.commands import EndTurn, StartCombat
+from tacmap.engine.model.commands import Attack, EndTurn, StartCombat
 from tacmap.engine.model.state import party_side
+from tacmap.engine.play.autopilot import Suggestion
 from tacmap.engine.rules.ruleset import Registry
 from tacmap.ui import autopilot
 from tacmap.ui.autopilot import Pilot
-from tacmap.ui.qt import QApplication, QPushButton, submenu
+from tacmap.ui.qt import QApplication, QGraphicsSimpleTextItem, QPushButton, submenu
 from tacmap.ui.session import Session
 from tacmap.ui.window import MainWindow
 from tests.ui.conftest import shown
@@ -173,6 +175,25 @@ def test_suggest_gives_three_plans_drawn_on_the_map_and_one_is_armed(
     suggest.pick(suggest.found[0])
     assert not suggest.marks
     assert len(win.session.referee.log) > before or win.odds_card is not None
+
+
+def test_suggest_s_numbers_stay_apart_where_plans_end_on_one_target(
+        qtbot: object, action_pool: MainWindow) -> None:
+    win = action_pool
+    win.run(StartCombat())
+    actor = win.session.referee.ruleset.whose_turn(win.session.referee.state)
+    assert actor is not None
+    me = win.session.referee.state.tokens[actor]
+    foe = next(t.id for t in win.session.referee.state.tokens.values() if t.side != me.side)
+    plans = [Suggestion((Attack(actor, foe),), f"plan {i}", 0.1 - i / 100, 0.5)
+             for i in range(3)]
+    win.pilot.suggestions.show(actor, plans)
+    numbers = [m for m in win.pilot.suggestions.marks
+               if isinstance(m, QGraphicsSimpleTextItem)]
+    assert [n.text() for n in numbers] == ["1", "2", "3"]
+    for a, b in itertools.combinations(numbers, 2):
+        assert not a.sceneBoundingRect().intersects(b.sceneBoundingRect())
+    win.pilot.suggestions.clear()
 
 
 @pytest.mark.parametrize("name", DEMOS)
