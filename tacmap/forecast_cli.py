@@ -297,7 +297,8 @@ def _autopilot_part(ruleset_id: str, path: str, what: str, first: int, count: in
 
 def _autopilot_row(ruleset_id: str, path: str, parts: list[tuple[Mirror, list[float]]],
                    seconds: float) -> dict[str, Any]:
-    """One demo's line of ``bench_autopilot``, from its parts."""
+    """One demo's line of ``bench_autopilot``, from its parts (``seconds`` is the whole
+    table's by the clock: the parts of every demo share the cores)."""
     from tacmap.engine.play.autopilot import main_sides
 
     mirror = sum((m for m, _t in parts), Mirror())

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tacmap.engine.model.state import Encounter
-from tacmap.engine.rules.views import Timeline
+from tacmap.engine.rules.views import Timeline, TimelineItem
 from tacmap.ui.map.look import side_colours
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
@@ -17,6 +18,25 @@ if TYPE_CHECKING:
 #: Pixels a timeline row takes (the GM's, the players' larger type), and the most the
 #: panel takes of the window's height.
 ROW_HEIGHT, PLAYER_ROW_HEIGHT, ROOM_MAX = 20, 22, 260
+
+
+def merged(items: list[TimelineItem]) -> list[TimelineItem]:
+    """One bar for each actor and span: items sharing both (speed_rank's "ready" and the
+    move made in that phase) drew their bars and words over each other. The words are
+    joined; the bar is struck out, or carried over, only when every item in it is."""
+    out: dict[tuple[str, int, int], TimelineItem] = {}
+    for item in items:
+        key = (item.actor, item.start, item.end)
+        had = out.get(key)
+        if had is None:
+            out[key] = item
+            continue
+        words = [("✗ " if i.struck and not (had.struck and item.struck) else "") + i.label
+                 for i in (had, item)]
+        out[key] = replace(had, label=" · ".join(words),
+                           carried=had.carried and item.carried,
+                           struck=had.struck if had.struck and item.struck else "")
+    return list(out.values())
 
 
 class TimelinePanel(QWidget):
@@ -96,7 +116,8 @@ class TimelinePanel(QWidget):
         plot = self._made_plot()
         plot.setVisible(True)
         colours = side_colours(state)
-        items = [i for i in timeline.items if i.actor not in hidden]
+        visible = [i for i in timeline.items if i.actor not in hidden]
+        items = merged(visible)
         rows: list[str] = []
         for item in items:
             if item.actor not in rows:
@@ -139,7 +160,7 @@ class TimelinePanel(QWidget):
                                    x1=[i.end + 0.42 for i in items],
                                    y=[-rows.index(i.actor) for i in items], height=0.62,
                                    brushes=fills, pens=[pg.mkPen(c.darker(150)) for c in fills])
-        struck = [i for i in items if i.struck]
+        struck = [i for i in visible if i.struck]
         if struck:
             who = {i.actor: state.tokens[i.actor].name if i.actor in state.tokens else i.actor
                      for i in struck}
