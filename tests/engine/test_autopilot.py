@@ -416,3 +416,21 @@ def test_in_reflex_a_late_declarer_aimed_at_by_three_dodges_and_else_attacks(
     referee, ruleset = _reflex_kestrel_declares_last(registry, aimed_at_her=False)
     chosen = decide(referee.state, ruleset, "kestrel", seed)
     assert isinstance(chosen, Act) and chosen.action == "declare:attack"
+
+
+def test_in_six_phase_no_two_members_declare_a_move_into_one_cell(registry: Registry) -> None:
+    # Two moves declared into one cell: one is made, the other lost. The demo's party
+    # used to send two members into the same cell every round.
+    state = storage.load(DEMOS / "six_phase_demo.tacmap", registry).state
+    ruleset = registry.get(state.ruleset)
+    referee = started(mirrored(state, "Party"), ruleset)
+    together = 0
+    for step in range(40):
+        who = ruleset.whose_turn(referee.state)
+        if who is None:
+            break
+        referee.execute(decide(referee.state, ruleset, who, step))
+        ends = [d.to for d in ruleset.declared(referee.state) if d.to is not None]
+        assert len(ends) == len(set(ends)), f"step {step}: two moves declared into one cell"
+        together = max(together, len(ends))
+    assert together >= 2  # the party did declare moves side by side

@@ -341,6 +341,15 @@ def _ring(state: Encounter, me: Token, enemy: Token, ruleset: Ruleset | None = N
     rectilinear, and a token that stops there never strikes)."""
     taken = {(t.x + i, t.y + j) for t in state.tokens.values() if t.id != me.id
              and t.alive for i in range(t.size) for j in range(t.size)}
+    if ruleset is not None:
+        # Where another's declared move ends is taken too: of two moves declared into one
+        # cell, one is made and the other lost (six_phase's conflict), and a side whose
+        # members all ran for the same cell each round lost most of its moves.
+        for plan in ruleset.declared(state):
+            mover = state.tokens.get(plan.actor)
+            if plan.to is not None and mover is not None and mover.id != me.id:
+                taken.update((plan.to[0] + i, plan.to[1] + j)
+                             for i in range(mover.size) for j in range(mover.size))
     out = []
     s = me.size
     for x in range(enemy.x - s, enemy.x + enemy.size + 1):
