@@ -434,3 +434,17 @@ def test_in_six_phase_no_two_members_declare_a_move_into_one_cell(registry: Regi
         assert len(ends) == len(set(ends)), f"step {step}: two moves declared into one cell"
         together = max(together, len(ends))
     assert together >= 2  # the party did declare moves side by side
+
+
+def test_it_never_moves_a_token_to_the_cell_it_stands_in(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # speed_rank's demo: Nell, beside Hask's corner, was sent to her own cell, and the log
+    # said "Nell moves (9,5) → (9,5)".
+    assert main(["play", str(DEMOS / "speed_rank_demo.tacmap"), "--autopilot", "all",
+                 "--rounds", "2"]) == 0
+    printed = capsys.readouterr()[0]
+    moves = [line for line in printed.splitlines() if " moves (" in line]
+    assert moves
+    for line in moves:
+        start, end = line.split(" moves ")[1].split(" → ")
+        assert end.split(",")[:2] != start.split(",")[:2], line

@@ -367,8 +367,8 @@ class Autopilot(Aggressive):
             ring = _ring(state, me, enemy, referee.ruleset)
             ring.sort(key=lambda c: (max(abs(c[0] - me.x), abs(c[1] - me.y)), c))
             for cell in ring[:CELLS]:
-                if (me.id, me.cell, cell) in self.walled_off:
-                    continue
+                if cell == me.cell or (me.id, me.cell, cell) in self.walled_off:
+                    continue  # a move to where it stands would be a 0 m move in the log
                 preview = referee.preview(Move(me.id, (cell,)))
                 if not preview.legal:
                     if len(preview.path) <= 1:

@@ -272,8 +272,8 @@ class Aggressive:
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
             for cell in ring[:2]:
-                if (me.id, me.cell, cell) in self.walled_off:
-                    continue
+                if cell == me.cell or (me.id, me.cell, cell) in self.walled_off:
+                    continue  # a move to where it stands would be a 0 m move in the log
                 preview = referee.preview(Move(me.id, (cell,)))
                 if preview.legal:
                     return Choice(move, path=(cell,))
