@@ -436,10 +436,11 @@ def test_in_six_phase_no_two_members_declare_a_move_into_one_cell(registry: Regi
     assert together >= 2  # the party did declare moves side by side
 
 
-def test_it_never_moves_a_token_to_the_cell_it_stands_in(
+def test_a_token_beside_its_enemy_stays_there_rather_than_move_0_m_or_step_for_nothing(
         capsys: pytest.CaptureFixture[str]) -> None:
-    # speed_rank's demo: Nell, beside Hask's corner, was sent to her own cell, and the log
-    # said "Nell moves (9,5) → (9,5)".
+    # speed_rank's demo: Nell (a crossbow, no reach to be had) walks up beside the enemy.
+    # She was then sent to her own cell ("Nell moves (9,5) → (9,5)"), and once that was
+    # skipped, on to the next cell beside him, where Grob cut her down.
     assert main(["play", str(DEMOS / "speed_rank_demo.tacmap"), "--autopilot", "all",
                  "--rounds", "2"]) == 0
     printed = capsys.readouterr()[0]
@@ -448,3 +449,5 @@ def test_it_never_moves_a_token_to_the_cell_it_stands_in(
     for line in moves:
         start, end = line.split(" moves ")[1].split(" → ")
         assert end.split(",")[:2] != start.split(",")[:2], line
+    assert [line.strip() for line in moves if "Nell" in line] == [
+        "Nell moves (5,5) → (9,5), 20 ft"]

@@ -365,10 +365,12 @@ class Autopilot(Aggressive):
         best: tuple[tuple[int, int, int, int], Cell] | None = None
         for rank, enemy in enumerate(enemies[:AIMS]):
             ring = _ring(state, me, enemy, referee.ruleset)
+            if me.cell in ring:
+                return None  # there already: a move would be 0 m, or a step for nothing
             ring.sort(key=lambda c: (max(abs(c[0] - me.x), abs(c[1] - me.y)), c))
             for cell in ring[:CELLS]:
-                if cell == me.cell or (me.id, me.cell, cell) in self.walled_off:
-                    continue  # a move to where it stands would be a 0 m move in the log
+                if (me.id, me.cell, cell) in self.walled_off:
+                    continue
                 preview = referee.preview(Move(me.id, (cell,)))
                 if not preview.legal:
                     if len(preview.path) <= 1:

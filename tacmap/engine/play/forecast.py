@@ -269,11 +269,13 @@ class Aggressive:
         referee = table.referee
         for enemy in enemies[:3]:
             ring = _ring(state, me, enemy, referee.ruleset)
+            if me.cell in ring:
+                return None  # there already: a move would be 0 m, or a step for nothing
             ring.sort(key=lambda c: max(abs(c[0] - me.x), abs(c[1] - me.y)))
             far = None
             for cell in ring[:2]:
-                if cell == me.cell or (me.id, me.cell, cell) in self.walled_off:
-                    continue  # a move to where it stands would be a 0 m move in the log
+                if (me.id, me.cell, cell) in self.walled_off:
+                    continue
                 preview = referee.preview(Move(me.id, (cell,)))
                 if preview.legal:
                     return Choice(move, path=(cell,))
@@ -336,9 +338,10 @@ def _at_grips(state: Encounter, ruleset: Ruleset, me: Token, enemy: Token) -> bo
 
 def _ring(state: Encounter, me: Token, enemy: Token, ruleset: Ruleset | None = None
           ) -> list[Cell]:
-    """Free cells where ``me`` would stand next to ``enemy``: those within ``ruleset``'s
-    reach of it where there are any (a corner is 2 m off when reach counts diagonals
-    rectilinear, and a token that stops there never strikes)."""
+    """Free cells where ``me`` would stand next to ``enemy`` (with ``ruleset``, free of
+    others' declared moves too): those within its reach of it where there are any (a
+    corner is 2 m off when reach counts diagonals rectilinear, and a token that stops
+    there never strikes)."""
     taken = {(t.x + i, t.y + j) for t in state.tokens.values() if t.id != me.id
              and t.alive for i in range(t.size) for j in range(t.size)}
     if ruleset is not None:
