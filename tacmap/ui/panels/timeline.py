@@ -132,6 +132,7 @@ class TimelinePanel(QWidget):
         per = max(8 if self.player else 11,
                   int(plot.width() / max(len(timeline.phases), 1) / size))
         fills: list[QColor] = []
+        ys: list[int] = []
         labels = self._labelled(len(items))
         for item, label in zip(items, labels, strict=True):
             y = rows.index(item.actor)
@@ -142,6 +143,7 @@ class TimelinePanel(QWidget):
             if item.struck:
                 colour = QColor("#9a9a9a")
             fills.append(colour)
+            ys.append(-y)
             room = per * (item.end - item.start + 1)
             text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
             label.setText(("✗ " if item.struck else "") + text)
@@ -158,7 +160,7 @@ class TimelinePanel(QWidget):
         if items:
             self._bar_item.setOpts(x0=[i.start - 0.42 for i in items],
                                    x1=[i.end + 0.42 for i in items],
-                                   y=[-rows.index(i.actor) for i in items], height=0.62,
+                                   y=ys, height=0.62,
                                    brushes=fills, pens=[pg.mkPen(c.darker(150)) for c in fills])
         struck = [i for i in visible if i.struck]
         if struck:
