@@ -4,7 +4,11 @@ Everything in ``tacmap.ui`` imports Qt names from here, so a binding change
 or a version workaround touches one file.
 """
 
+import sys
 from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
 
 from PySide6.QtCore import (
     QBuffer,
@@ -241,6 +245,42 @@ __all__ = [
     "qVersion",
     "submenu",
 ]
+
+
+class _NoFeatureScan:
+    """Marks each module, as it is looked for, as one PySide's ``__feature__`` selection
+    ignores; finds nothing itself.
+
+    Why: once PySide is loaded it reads the source of every module imported after it
+    (``inspect.getsource``, to learn whether the module could write ``from __feature__
+    import``): 11 ms of the demo's cold start (the 150 modules the window imports after
+    Qt), more with pyqtgraph at the first chart. tacmap and the libraries it loads never
+    select a feature, so the answer is known: -1, the mark PySide itself writes for a
+    module without "PySide6" in its source, under which Qt's names read as they always
+    do. A PySide without the table (its internals are not an API) is left alone."""
+
+    def __init__(self, marks: dict[str, int]) -> None:
+        self.marks = marks
+
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> "ModuleSpec | None":
+        """None, after marking ``fullname``."""
+        self.marks.setdefault(fullname, -1)
+        return None
+
+
+def _skip_feature_scan() -> None:
+    """Spare each import after PySide's the reading of its source (see _NoFeatureScan)."""
+    marks = getattr(sys.modules.get("shibokensupport.feature"), "pyside_feature_dict", None)
+    if not isinstance(marks, dict) or any(isinstance(f, _NoFeatureScan)
+                                          for f in sys.meta_path):
+        return
+    for name in list(sys.modules):
+        marks.setdefault(name, -1)
+    sys.meta_path.insert(0, _NoFeatureScan(marks))
+
+
+_skip_feature_scan()
 
 
 if TYPE_CHECKING:
