@@ -253,7 +253,7 @@ class _NoFeatureScan:
 
     Why: once PySide is loaded it reads the source of every module imported after it
     (``inspect.getsource``, to learn whether the module could write ``from __feature__
-    import``): 11 ms of the demo's cold start (the 150 modules the window imports after
+    import``): 16 ms of the demo's cold start (the 150 modules the window imports after
     Qt), more with pyqtgraph at the first chart. tacmap and the libraries it loads never
     select a feature, so the answer is known: -1, the mark PySide itself writes for a
     module without "PySide6" in its source, under which Qt's names read as they always

@@ -108,7 +108,7 @@ def test_work_after_the_first_paint_runs_once_and_only_for_a_widget_still_shown(
 def test_a_module_imported_after_qt_is_not_read_again_by_pyside(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """PySide reads the source of each module imported after it, looking for ``from
-    __feature__ import``; tacmap spares its start that reading (11 ms of the demo's)."""
+    __feature__ import``; tacmap spares its start that reading (16 ms of the demo's)."""
     import inspect
 
     import tacmap.ui.qt  # noqa: F401  (the Qt binding, loaded as the window loads it)
