@@ -69,6 +69,51 @@ def unchanged(editor_value: Json, default: Json) -> bool:
     return bool(plain(editor_value) == plain(default))
 
 
+class ChoiceCounts(QWidget):
+    """A repeatable choices list as a count per choice (speed_rank's memorised spells:
+    "a spell listed twice can be cast twice"), where ticks could hold each once only."""
+
+    def __init__(self, choices: Sequence[str], most: int) -> None:
+        super().__init__()
+        self.spins: dict[str, QSpinBox] = {}
+        #: The list as the token had it: its order is kept where the counts allow.
+        self.had: tuple[str, ...] = ()
+        rows = QFormLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        for choice in choices:
+            spin = QSpinBox()
+            spin.setRange(0, most)
+            spin.setSpecialValueText("—")  # none memorised reads apart from a count
+            spin.setSuffix(" ×")
+            rows.addRow(choice, spin)
+            self.spins[choice] = spin
+
+    def count_of(self, choice: str) -> int:
+        """How many times ``choice`` is listed."""
+        return self.spins[choice].value()
+
+    def set_count(self, choice: str, count: int) -> None:
+        """List ``choice`` ``count`` times."""
+        self.spins[choice].setValue(count)
+
+    def show_list(self, value: Sequence[str]) -> None:
+        """Show the counts of ``value``."""
+        self.had = tuple(value)
+        for choice, spin in self.spins.items():
+            spin.setValue(self.had.count(choice))
+
+    def listed(self) -> tuple[str, ...]:
+        """The list the counts say: the token's own, less what was taken off, then what
+        was added, in the choices' order. A name no choice offers stays, to be refused."""
+        kept: list[str] = []
+        for name in self.had:
+            if name not in self.spins or kept.count(name) < self.count_of(name):
+                kept.append(name)
+        for choice in self.spins:
+            kept += [choice] * (self.count_of(choice) - kept.count(choice))
+        return tuple(kept)
+
+
 class FieldEditor:
     """One stat's widget and how to read and write its value."""
 
@@ -93,6 +138,8 @@ class FieldEditor:
             combo = QComboBox()
             combo.addItems(list(f.choices))
             return combo
+        if f.kind == "choices" and f.choices and f.repeats:
+            return ChoiceCounts(f.choices, int(f.max) if f.max is not None else 9)
         if f.kind == "choices" and f.choices:
             items = QListWidget()
             for choice in f.choices:
@@ -120,6 +167,8 @@ class FieldEditor:
             w.setValue(float(value) if isinstance(value, int | float) else 0.0)
         elif isinstance(w, QComboBox):
             w.setCurrentIndex(max(0, w.findText(str(value))))
+        elif isinstance(w, ChoiceCounts):
+            w.show_list([str(v) for v in value] if isinstance(value, list | tuple) else [])
         elif isinstance(w, QListWidget):
             chosen = set(value) if isinstance(value, list | tuple) else set()
             for i in range(w.count()):
@@ -145,6 +194,8 @@ class FieldEditor:
             return w.value()
         if isinstance(w, QComboBox):
             return w.currentText()
+        if isinstance(w, ChoiceCounts):
+            return w.listed()
         if isinstance(w, QListWidget):
             return tuple(w.item(i).text() for i in range(w.count())
                          if w.item(i).checkState() == Qt.CheckState.Checked)

@@ -290,3 +290,47 @@ def test_a_sight_of_0_reads_unlimited_in_the_form(window: MainWindow, qtbot: obj
     assert sight.text() == "unlimited"  # type: ignore[attr-defined]
     sight.setValue(12)  # type: ignore[attr-defined]
     assert sight.text().startswith("12")  # type: ignore[attr-defined]
+
+
+def _speed_rank_window(qtbot: object, registry: Registry, tmp_path: Path) -> MainWindow:
+    from tacmap.ui.demos import demo_folder
+
+    path = tmp_path / "sr.tacmap"
+    path.write_bytes((demo_folder() / "speed_rank_demo.tacmap").read_bytes())
+    return shown(qtbot, MainWindow(registry, Session.open(registry, path), ask=lambda q: False,
+                                   tell=lambda text: None), (1200, 800))
+
+
+def test_editing_a_caster_keeps_a_spell_memorised_twice(qtbot: object, registry: Registry,
+                                                        tmp_path: Path) -> None:
+    """speed_rank: "a spell listed twice can be cast twice". Mira memorised Magic Missile
+    twice; the GM edits only her hit points, and she still has both."""
+    win = _speed_rank_window(qtbot, registry, tmp_path)
+    ref = win.session.referee
+    win.select("mira")
+    form = win.edit_combatant()
+    assert form is not None
+    form.hp.setValue(form.hp.value() - 3)
+    assert form.try_accept()
+    assert list(ref.state.tokens["mira"].stats["spells"]) == \
+        ["magic_missile", "magic_missile", "sleep", "fireball"]
+
+
+def test_the_form_memorises_a_spell_twice(qtbot: object, registry: Registry,
+                                          tmp_path: Path) -> None:
+    """A repeatable list is a count per choice: Sleep twice, Magic Missile once less."""
+    win = _speed_rank_window(qtbot, registry, tmp_path)
+    ref = win.session.referee
+    win.select("mira")
+    form = win.edit_combatant()
+    assert form is not None
+    counts = form.editors["spells"].widget
+    assert counts.count_of("magic_missile") == 2 and counts.count_of("sleep") == 1  # type: ignore[attr-defined]
+    counts.set_count("sleep", 2)  # type: ignore[attr-defined]
+    counts.set_count("magic_missile", 1)  # type: ignore[attr-defined]
+    assert form.try_accept()
+    assert list(ref.state.tokens["mira"].stats["spells"]) == \
+        ["magic_missile", "sleep", "fireball", "sleep"]
+    # Memorised twice, cast twice: the second Sleep is still there after the first.
+    entry = ref.log[-1]
+    assert "spells" in entry.events[0].text(ref.state)

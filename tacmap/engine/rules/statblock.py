@@ -18,7 +18,9 @@ order a form shows them::
     default = "unarmed"
 
 The window builds its form from ``fields_of(data)`` and ``check_stats``
-words every problem, so a new ruleset needs no UI code for its stat block.
+words every problem, so a new ruleset needs no UI code for its stat block. A
+``choices`` field with ``choices`` to pick from is a tick per choice in the form,
+or a count per choice when it ``repeats`` (a spell memorised twice).
 The rules read stats through a ``StatBlock`` (a token's value or the
 default) and say once, as they load, which stats they need and of what kind.
 """
