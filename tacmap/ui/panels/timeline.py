@@ -8,8 +8,17 @@ from typing import TYPE_CHECKING
 from tacmap.engine.model.state import Encounter
 from tacmap.engine.rules.views import Timeline, TimelineItem
 from tacmap.ui.map.look import side_colours
-from tacmap.ui.plain import esc
-from tacmap.ui.qt import QColor, QFont, QLabel, QResizeEvent, Qt, QVBoxLayout, QWidget
+from tacmap.ui.plain import esc, tip
+from tacmap.ui.qt import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QLabel,
+    QResizeEvent,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -72,6 +81,9 @@ class TimelinePanel(QWidget):
         #: label per bar, and the highlight of the phase under way.
         self._bar_item: pg.BarGraphItem | None = None
         self._labels: list[pg.TextItem] = []
+        #: Each shown label's whole words, its font and the phases its bar spans: cut to
+        #: the bar again whenever the chart's width changes.
+        self._words: list[tuple[pg.TextItem, str, QFont, float]] = []
         self._region: pg.LinearRegionItem | None = None
         self.current: int | None = None
         self.rows: list[str] = []
@@ -88,6 +100,7 @@ class TimelinePanel(QWidget):
             self.plot.setMenuEnabled(False)
             self.plot.showGrid(x=True, y=False, alpha=0.25)
             self._layout.insertWidget(0, self.plot)
+            self.plot.getViewBox().sigResized.connect(self._fit_labels)
         return self.plot
 
     def show_timeline(self, state: Encounter, timeline: Timeline | None,
@@ -109,6 +122,7 @@ class TimelinePanel(QWidget):
             self.plot.setVisible(timeline is not None)
         if timeline is None:
             self.current = None
+            self._words = []
             self._labelled(0)
             return
         import pyqtgraph as pg
@@ -128,9 +142,7 @@ class TimelinePanel(QWidget):
         font.setPointSize(size)
         struck_font = QFont(font)
         struck_font.setStrikeOut(True)
-        # Characters that fit in a one-phase bar at this panel's type size.
-        per = max(8 if self.player else 11,
-                  int(plot.width() / max(len(timeline.phases), 1) / size))
+        self._words = []
         fills: list[QColor] = []
         ys: list[int] = []
         labels = self._labelled(len(items))
@@ -144,11 +156,14 @@ class TimelinePanel(QWidget):
                 colour = QColor("#9a9a9a")
             fills.append(colour)
             ys.append(-y)
-            room = per * (item.end - item.start + 1)
-            text = item.label if len(item.label) <= room else item.label[: room - 1] + "…"
-            label.setText(("✗ " if item.struck else "") + text)
-            label.setFont(struck_font if item.struck else font)
+            words_font = struck_font if item.struck else font
+            label.setFont(words_font)
             label.setPos(item.start - 0.38, -y)
+            # From the label's place to the bar's end (the bar reaches 0.42 past each side).
+            words = ("✗ " if item.struck else "") + item.label
+            self._words.append((label, words, words_font, item.end - item.start + 0.8))
+            # The words a narrow bar cuts short, whole, under the mouse.
+            label.setToolTip(tip(f"{token.name if token else item.actor}: {words}"))
             self.bars.append((item.actor, item.start, item.end, y))
         # The chart's items are made once and changed in place: a chart rebuilt for each
         # command cost the window 30 ms a command (speed_rank's demo).
@@ -189,6 +204,21 @@ class TimelinePanel(QWidget):
             ax.setStyle(tickFont=font)
         plot.setXRange(-0.6, len(timeline.phases) - 0.4, padding=0)
         plot.setYRange(-max(len(rows), 1) + 0.4, 0.6, padding=0)
+        self._fit_labels()
+
+    def _fit_labels(self) -> None:
+        """Each bar's words cut, with "…", to what its bar holds at the chart's width now
+        (measured in the label's own font: the player view's type is half as large again)."""
+        if self.plot is None:
+            return
+        box = self.plot.getViewBox()
+        (left, right), _ = box.viewRange()
+        per_phase = box.width() / max(right - left, 1e-9)
+        for label, words, font, span in self._words:
+            margins = 2 * label.textItem.document().documentMargin()
+            room = max(0.0, per_phase * span - margins)
+            label.setText(QFontMetricsF(font).elidedText(words, Qt.TextElideMode.ElideRight,
+                                                         room))
 
     def _labelled(self, count: int) -> list[pg.TextItem]:
         """``count`` bar labels on the chart, made as needed; the rest emptied and hidden
