@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tacmap.engine.model.commands import Attack, Command
+from tacmap.engine.model.commands import Attack, Command, FreeMove, Move
 from tacmap.engine.model.errors import RuleError
 from tacmap.engine.model.events import HpChanged
 from tacmap.engine.model.state import Template
@@ -77,6 +77,8 @@ class Combat:
         #: More entries for the GM's token menu (the autopilot's toggle): each is called
         #: with the menu and the token.
         self.menu_extras: list[Callable[[QMenu, str], None]] = []
+        #: The log's length when a turn last began (the window says when).
+        self.turned_at = -1
         # Made now: until the window has a status bar, Qt drops the status tips that
         # say why an action button is greyed.
         host.statusBar()
@@ -241,9 +243,28 @@ class Combat:
         tool = AimArea(lambda: self.host.session.referee.state, actor, spec,
                        f"{name}: {option.label}", view.area_preview, check, confirm, done)
         view.tool = tool
+        # The keyboard goes to the map with the template: the GM clicked the action's
+        # button in a dock, and Esc there would not reach the map to cancel.
+        view.setFocus(Qt.FocusReason.OtherFocusReason)
+        # No time limit: the words stay while the template follows the mouse.
         self.host.statusBar().showMessage(
-            f"{name}: {option.label} — click where it goes (Esc cancels)", 15000)
+            f"{name}: {option.label} — click where it goes (Esc cancels)")
         return tool
+
+    def turn_began(self) -> None:
+        """A turn has begun: remember at which point of the log."""
+        self.turned_at = len(self.host.session.referee.log)
+
+    def dragged(self, token_id: str) -> None:
+        """A drag of ``token_id`` ended: it is selected, unless its move began another's
+        turn (a declared move in six_phase): whoever acts now stays selected, as after E."""
+        log = self.host.session.referee.log
+        if log and self.turned_at == len(log):
+            command = log[-1].command
+            if (isinstance(command, Move) and command.actor == token_id) or \
+                    (isinstance(command, FreeMove) and command.token == token_id):
+                return
+        self.host.select(token_id)
 
     def token_clicked(self, token_id: str) -> None:
         """Click on a token: aim the armed action or the selected token at it, or select it."""

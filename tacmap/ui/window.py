@@ -180,7 +180,7 @@ class MainWindow(WindowMenus):
         self.view.in_hand = self.forecast.hold
         self.view.token_menu.connect(self.token_menu)
         self.view.door_menu.connect(self.door_menu)
-        self.view.moved.connect(self.select)
+        self.view.moved.connect(self.combat.dragged)
         self.view.roster_dropped.connect(self.rosters.place_from_roster)
         self.view.area_menu.connect(self.build.template_menu)
         self.build.attach(self.scene)
@@ -201,8 +201,7 @@ class MainWindow(WindowMenus):
         self.roster_panel.refresh()
         self.refresh()
         self.show_image_problems()
-        # Rasterise the walls just after the map is first drawn, so the first drag does
-        # not stall and the first paint does not wait.
+        # The walls' raster just after the first paint: the first drag must not stall.
         AfterFirstPaint(self.view.viewport(), self._warm_walls)
         self.view.fit()
         self.players.close()
@@ -288,6 +287,7 @@ class MainWindow(WindowMenus):
         self._turn = turn
         if order is None or not acting:
             return
+        self.combat.turn_began()
         if active is not None and active != self.actor:
             self.actor = active
             self.view.select(active)

@@ -194,6 +194,27 @@ def test_an_armed_area_puts_a_building_tool_down(window: MainWindow) -> None:
     assert window.view.viewport().cursor().shape() == Qt.CursorShape.ArrowCursor
 
 
+def test_esc_cancels_an_area_armed_from_a_button_in_a_dock(window: MainWindow,
+                                                          qtbot: object) -> None:
+    """Cast Fireball is a button in the Actions dock: after the click the keyboard was
+    the dock's, so Esc never reached the map and the template kept following the mouse
+    (while the status bar said "Esc cancels")."""
+    from tacmap.engine.rules.views import ActionOption, AreaSpec
+
+    option = ActionOption("cast", "Cast Fireball", "area", detail="fireball",
+                          area=AreaSpec("circle", 1))
+    logged = len(window.session.referee.log)
+    window.activateWindow()
+    window.order_panel.setFocus()  # where a click on an Actions button leaves it
+    window.combat.arm("aldric", option)
+    assert window.view.tool is not None and window.view.tool.name == "aim"
+    assert "Esc cancels" in window.statusBar().currentMessage()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)  # type: ignore[attr-defined]
+    assert window.view.tool is None
+    assert "Esc cancels" not in window.statusBar().currentMessage()
+    assert len(window.session.referee.log) == logged  # nothing was cast
+
+
 def test_taking_up_another_tool_keeps_the_wall_drawn_so_far(window: MainWindow) -> None:
     """Wall, three corners, then Measure: the wall is laid, not lost."""
     walls = len(window.session.referee.state.map.walls)

@@ -144,3 +144,28 @@ def test_save_proposes_the_encounters_name(qtbot: object, registry: Registry,
     assert win.files.save_to(tmp_path / "first.tacmap")
     win.start_new("skirmish", 20, 10, "Second")
     assert win.files.proposed_path() == tmp_path / "Second.tacmap"  # the last folder used
+
+
+def test_a_move_declared_by_a_drag_selects_whoever_acts_next(qtbot: object,
+                                                            registry: Registry) -> None:
+    """six_phase: dragging Regdar declares his move and ends his turn. The next to act is
+    selected with its pools, as after E; Regdar kept the ring and the pools before."""
+    resources = Path(__file__).resolve().parents[2] / "resources"
+    session = Session.open(registry, resources / "six_phase_demo.tacmap")
+    win = shown(qtbot, MainWindow(registry, session, ask=lambda q: False,
+                                  tell=lambda t: None), (1100, 750))
+    ref = session.referee
+    assert win.run(StartCombat())
+    while ref.ruleset.whose_turn(ref.state) != "regdar":
+        assert win.run(EndTurn())
+    regdar = ref.state.tokens["regdar"]
+    drag(win.view, [regdar.cell, (regdar.x + 1, regdar.y), (regdar.x + 2, regdar.y)])
+    now = ref.ruleset.whose_turn(ref.state)
+    assert now not in (None, "regdar")
+    assert win.actor == now
+    assert win.pool_panel.selected == now
+    assert win.scene.items_by_id[now].isSelected()
+    # A drag that leaves the turn where it was selects the dragged token, as ever.
+    other = next(t for t in ref.state.tokens.values() if t.id not in (now, "regdar"))
+    drag(win.view, [other.cell, (other.x, other.y + 1)])
+    assert win.actor == other.id
