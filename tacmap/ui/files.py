@@ -12,22 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tacmap.engine.model.errors import InputError
-from tacmap.engine.model.state import DIAGONAL_RULES
 from tacmap.engine.rules.dice import fresh_seed
 from tacmap.ui import applog
-from tacmap.ui.ask import ok_cancel
 from tacmap.ui.demos import demos
 from tacmap.ui.host import Host
-from tacmap.ui.qt import (
-    QComboBox,
-    QDialog,
-    QFileDialog,
-    QFormLayout,
-    QLineEdit,
-    QMenu,
-    QSpinBox,
-    QTimer,
-)
+from tacmap.ui.new_encounter import NewEncounterDialog
+from tacmap.ui.qt import QDialog, QFileDialog, QMenu, QTimer
 from tacmap.ui.session import Session, recent
 
 FILTER = "tacmap encounters (*.tacmap);;All files (*)"
@@ -182,33 +172,10 @@ class Files:
 
     def new_encounter(self) -> None:
         """File ▸ New: pick a ruleset and a map size."""
-        registry = self.host.registry
-        dialog = QDialog(self.host.window())
-        dialog.setWindowTitle("New encounter")
-        form = QFormLayout(dialog)
-        rulesets = QComboBox()
-        for rid in registry.ids():
-            rulesets.addItem(f"{registry.manifests[rid].name} ({rid})", rid)
-        width, height = QSpinBox(), QSpinBox()
-        for box, value in ((width, 30), (height, 20)):
-            box.setRange(1, 10_000)
-            box.setValue(value)
-            box.setSuffix(" m")
-        name = QLineEdit("New encounter")
-        diagonal = QComboBox()
-        diagonal.addItem("the ruleset's own", "")
-        for rule in DIAGONAL_RULES:
-            diagonal.addItem(rule, rule)
-        form.addRow("Name", name)
-        form.addRow("Ruleset", rulesets)
-        form.addRow("Diagonal rule", diagonal)
-        form.addRow("Width", width)
-        form.addRow("Height", height)
-        form.addRow(ok_cancel(dialog))
+        dialog = NewEncounterDialog(self.host.registry, self.host.window())
         if dialog.exec() != QDialog.DialogCode.Accepted or not self.may_leave():
             return
-        self.start_new(str(rulesets.currentData()), width.value(), height.value(),
-                       name.text().strip() or "New encounter", str(diagonal.currentData()))
+        self.start_new(*dialog.chosen())
 
     def start_new(self, ruleset_id: str, width: int, height: int, name: str = "New encounter",
                   diagonal: str = "") -> None:

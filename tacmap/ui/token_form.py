@@ -38,13 +38,18 @@ FRAME_ROOM = 120
 Check = Callable[[Token], str]
 
 
-class Footprint(QSpinBox):
-    """A footprint in cells, shown in the ruleset's units ("10 ft" for 2 cells of 5 ft), as
-    the sight beside it is."""
+class Cells(QSpinBox):
+    """A length in whole cells, shown in the ruleset's units ("10 ft" for 2 cells of 5 ft):
+    a token's footprint (as the sight beside it), a new map's width and height."""
 
     def __init__(self, units: Units) -> None:
         super().__init__()
         self.units = units
+
+    def show_in(self, units: Units) -> None:
+        """Show the same cells in ``units`` from now on."""
+        self.units = units
+        self.lineEdit().setText(self.textFromValue(self.value()))
 
     def textFromValue(self, value: int) -> str:
         return self.units.of(value)
@@ -241,7 +246,7 @@ class TokenForm(QDialog):
         self.side.setEditable(True)
         self.side.addItems(list(dict.fromkeys([*sides, token.side])))
         self.side.setCurrentText(token.side)
-        self.footprint = Footprint(units)
+        self.footprint = Cells(units)
         self.footprint.setRange(1, 20)
         self.footprint.setValue(token.size)
         self.hp, self.max_hp = QSpinBox(), QSpinBox()
