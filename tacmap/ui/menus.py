@@ -156,6 +156,11 @@ class WindowMenus(QMainWindow):
         edit = bar.addMenu("&Edit")
         self.undo_action = self._action(edit, "&Undo", combat.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action(edit, "&Redo", combat.redo, QKeySequence.StandardKey.Redo)
+        # Ctrl+Y as well, the redo of many programs (Qt's on Linux is Ctrl+Shift+Z only).
+        redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        if QKeySequence("Ctrl+Y") not in redo_keys:
+            redo_keys.append(QKeySequence("Ctrl+Y"))
+        self.redo_action.setShortcuts(redo_keys)
         edit.addSeparator()
         self._action(edit, "&Copy Tokens", self.groups.copy, QKeySequence.StandardKey.Copy)
         self._action(edit, "&Paste Tokens", self.groups.paste, QKeySequence.StandardKey.Paste)

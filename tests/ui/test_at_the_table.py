@@ -241,6 +241,18 @@ def headings(win: MainWindow) -> list[str]:
     return [model.line(r)[1] for r in range(model.rowCount()) if model.line(r)[0]]
 
 
+def test_ctrl_y_redoes_as_ctrl_shift_z_does(demo: MainWindow, qtbot: object) -> None:
+    """Ctrl+Y is the redo key of many programs; on Linux Qt gives Redo Ctrl+Shift+Z only."""
+    demo.run(FreeMove("barry", (7, 9)))
+    demo.activateWindow()
+    control = Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(demo.view, Qt.Key.Key_Z, control)  # type: ignore[attr-defined]
+    assert status(demo) == "Undone: GM moves Barry the Guard to (7, 9)"
+    qtbot.keyClick(demo.view, Qt.Key.Key_Y, control)  # type: ignore[attr-defined]
+    assert status(demo) == "Redone: GM moves Barry the Guard to (7, 9)"
+    assert demo.session.referee.state.tokens["barry"].cell == (7, 9)
+
+
 def test_log_headings_and_undo_messages_are_sentences(demo: MainWindow) -> None:
     drag(demo.view, [(4, 9), (6, 9)])
     demo.run(FreeMove("barry", (7, 9)))

@@ -37,6 +37,7 @@ CHILD = textwrap.dedent("""
             image.save(shot)
             print(QApplication.platformName(), image.width(), image.height(),
                   len(window.scene.items_by_id))
+            print("redo:", "|".join(k.toString() for k in window.redo_action.shortcuts()))
         finally:
             app.quit()
 
@@ -56,7 +57,10 @@ def test_the_real_window_opens_and_draws(xvfb: str, tmp_path: Path,
     done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(shot), str(TEST_RULESETS)],
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    platform, width, height, tokens = done.stdout.split()
+    drawn, keys = done.stdout.splitlines()[-2:]
+    platform, width, height, tokens = drawn.split()
     assert platform == "xcb" and int(width) == 1280 and int(height) == 900
     assert int(tokens) == 4
+    # xcb gives Redo Ctrl+Shift+Z only (offscreen adds Ctrl+Y): the window adds Ctrl+Y.
+    assert {"Ctrl+Shift+Z", "Ctrl+Y"} <= set(keys.removeprefix("redo: ").split("|"))
     assert shot.stat().st_size > 10_000  # a real picture, not a blank screen
