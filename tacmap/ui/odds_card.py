@@ -64,6 +64,16 @@ def whole_axis(plot: pg.PlotWidget, low: int, high: int) -> None:
     plot.setXRange(low - 0.7, high + 0.7, padding=0)
 
 
+def percent_axis(plot: pg.PlotWidget, highest: float) -> None:
+    """The left axis from 0 to ``highest`` per cent, labelled at round numbers none above
+    ``highest``: a label at the chart's top edge was cut in half ("15" over a 14% bar)."""
+    plot.setYRange(0, highest, padding=0.08)
+    if highest >= 2:
+        step = next((s for s in (1, 2, 5, 10, 20, 25) if highest / s <= 4), 50)
+        plot.getAxis("left").setTicks([[(float(v), str(v))
+                                        for v in range(0, int(highest) + 1, step)], []])
+
+
 def reaction_line(reaction: Reaction, target: str) -> str:
     """A reaction the card names, with the odds without it when the rules know them."""
     text = f"⚠ {esc(reaction.text)}"
@@ -262,7 +272,7 @@ class OddsCard(QDialog):
             ys = [p * 100 for _, p in odds.damage]
             plot.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.8, brush="#c8312f"))
             whole_axis(plot, min(xs), max(xs))
-            plot.setYRange(0, max(ys), padding=0.08)
+            percent_axis(plot, max(ys))
             plot.setLabel("bottom", "damage")
             plot.setLabel("left", "%")
             self._draw(plot)
@@ -351,6 +361,8 @@ class OddsCard(QDialog):
         values = [v for spread in odds.spreads for v, _ in spread.values]
         if values:
             whole_axis(plot, min(values), max(values))
+            percent_axis(plot, max(p * 100 for spread in odds.spreads
+                                   for _, p in spread.values))
         plot.setLabel("bottom", odds.spread_axis)
         plot.setLabel("left", "%")
         return plot

@@ -122,6 +122,24 @@ def test_a_single_damage_value_is_drawn_on_whole_numbers(qtbot: object) -> None:
     assert whole_ticks(0, 40) == [(float(v), str(v)) for v in range(0, 41, 5)]
 
 
+@pytest.mark.parametrize("damage", [((4, 0.47), (8, 0.36), (12, 0.15), (16, 0.02)),
+                                    ((5, 0.143), (6, 0.6), (7, 0.257))])
+def test_no_percent_label_sits_on_the_charts_top_edge(qtbot: object,
+                                                      damage: tuple[tuple[int, float], ...]
+                                                      ) -> None:
+    """reflex's 47% bar put a "50" on the top edge, opposed's 14% a "15": each was cut in
+    half. The labels stop at the tallest bar; the chart's top is above it."""
+    card = OddsCard("A → B", "B", busy_preview(damage))
+    qtbot.addWidget(card)  # type: ignore[attr-defined]
+    card.show()
+    QApplication.processEvents()
+    assert card.plot is not None
+    tallest = max(p for _, p in damage) * 100
+    top = card.plot.getViewBox().viewRange()[1][1]
+    values = [v for level in card.plot.getAxis("left")._tickLevels for v, _ in level]
+    assert values and values[0] == 0 and max(values) <= tallest < top
+
+
 def test_the_card_goes_beside_the_two_tokens_not_over_them(demo: MainWindow) -> None:
     demo.token_clicked("barry")
     card = demo.odds_card
