@@ -97,6 +97,9 @@ class Combat:
                     10000)
                 return False
             dice = FixedDice(faces)
+        # The last command's words ("Kara moves 2 m") are not this one's: what this one
+        # says (a turn begun, a reaction, a refusal) comes as it runs.
+        self.host.statusBar().clearMessage()
         try:
             referee.execute(command, dice)
         except RuleError as err:

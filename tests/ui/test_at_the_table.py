@@ -241,6 +241,14 @@ def headings(win: MainWindow) -> list[str]:
     return [model.line(r)[1] for r in range(model.rowCount()) if model.line(r)[0]]
 
 
+def test_the_next_command_takes_the_last_ones_words_away(demo: MainWindow) -> None:
+    """After a move and then an attack, the status bar still said "Kara moves 2 m"."""
+    drag(demo.view, [(4, 9), (6, 9)])
+    assert status(demo).startswith("Ser Aldric moves")
+    assert demo.run(SetHp("barry", 4))
+    assert "moves" not in status(demo)
+
+
 def test_ctrl_y_redoes_as_ctrl_shift_z_does(demo: MainWindow, qtbot: object) -> None:
     """Ctrl+Y is the redo key of many programs; on Linux Qt gives Redo Ctrl+Shift+Z only."""
     demo.run(FreeMove("barry", (7, 9)))
