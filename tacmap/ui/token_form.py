@@ -254,7 +254,10 @@ class TokenForm(QDialog):
             box.setRange(-1_000_000, 1_000_000)
             box.setValue(value)
         self.image = QLineEdit(token.image or "")
-        self.image.setPlaceholderText("portrait file in the encounter's image folder")
+        # Short enough for the field: the whole sentence was cut ("… in the encou…").
+        self.image.setPlaceholderText("no portrait")
+        self.image.setToolTip("A picture file in the encounter's image folder; Choose… "
+                              "copies one there")
         #: ``choose_image() -> name`` copies a picture into the image folder (the window's).
         self.choose_image: Callable[[], str | None] | None = None
         choose = QPushButton("Choose…")
