@@ -254,3 +254,29 @@ def test_the_player_view_shows_only_the_named_partys_hit_points(registry: Regist
     state.tokens["h"] = Token("h", "Hero", "heroes", 1, 0, hp=9)
     seen = {look.id: look.hp for look in looks(state, registry.get("skirmish"), player=True)}
     assert seen == {"o": 0, "h": 9}
+
+
+def test_a_door_is_redrawn_the_moment_it_opens_and_closes(window: MainWindow) -> None:
+    """The walls' picture is cached: opening a door left the closed bar drawn (and
+    closing it the open jambs) until the next zoom, on the GM's map and the players'."""
+    from tacmap.engine.model.commands import SetDoor, SetWalls
+    from tacmap.engine.model.state import Wall
+    from tacmap.ui.map.layers import DOOR
+
+    state = window.session.referee.state
+    door = Wall(((10.0, 7.0), (10.0, 9.0)), kind="door")  # clear of the tokens
+    assert window.run(SetWalls((*state.map.walls, door)))
+    index = len(window.session.referee.state.map.walls) - 1
+    view = window.view
+
+    def door_brown_at_middle() -> bool:
+        QApplication.processEvents()
+        at = view.mapFromScene(QPointF(10 * CELL, 8 * CELL))
+        colour = view.viewport().grab().toImage().pixelColor(at)
+        return abs(colour.red() - DOOR.red()) + abs(colour.green() - DOOR.green()) < 40
+
+    assert door_brown_at_middle()  # closed: a brown bar
+    assert window.run(SetDoor(index, True))
+    assert not door_brown_at_middle()  # open: the gap between its jambs
+    assert window.run(SetDoor(index, False))
+    assert door_brown_at_middle()

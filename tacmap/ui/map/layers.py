@@ -61,6 +61,9 @@ class WallsItem(QGraphicsPathItem):
 
     def set_walls(self, walls: Sequence[Wall]) -> None:
         """Redraw for these walls."""
+        # The doors' paths are this item's own: setPath below sees only the walls, and a
+        # door opened or closed left its old picture in the item's cache.
+        self.prepareGeometryChange()
         lines, blocks = QPainterPath(), QPainterPath()
         self.doors, self.open_doors, self.windows = QPainterPath(), QPainterPath(), QPainterPath()
         for wall in walls:
@@ -92,6 +95,7 @@ class WallsItem(QGraphicsPathItem):
         pen = QPen(QColor("#2b2118"), 5)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
+        self.update()
 
     def boundingRect(self) -> QRectF:
         box = super().boundingRect()
