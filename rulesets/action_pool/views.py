@@ -34,6 +34,8 @@ class Rules(readied.Rules, ReactionRules, Protocol):
 
     def refill(self, token: Token) -> tuple[int, str]: ...
     def metres_per_action(self, token: Token) -> float: ...
+    def house_rule(self, state: Encounter, key: str) -> str: ...
+    def move_budget(self, state: Encounter, token: Token) -> float | None: ...
 
 
 def turn_order(rules: Rules, state: Encounter) -> TurnOrder | None:
@@ -115,8 +117,15 @@ def actions_for(rules: Rules, state: Encounter, actor: str) -> list[ActionOption
 
     weapon = rules.weapon_in_hand(token)
     metres = rules.metres_per_action(token)
+    # House rule movement = "per_turn": one move a turn, of one move action's metres.
+    per_turn = rules.house_rule(state, "movement") == "per_turn"
+    move = option("move", f"Move ({metres:g} m {'a turn' if per_turn else 'an action'})",
+                  "cell")
+    if move.enabled and per_turn and not rules.move_budget(state, token):
+        move = replace(move, enabled=False,
+                       reason=f"{token.name} has moved this turn (house rule: one move a turn)")
     opts = [option("attack", f"Attack ({weapon.name})", "token", rules.data.costs.attack),
-            option("move", f"Move ({metres:g} m an action)", "cell")]
+            move]
     opts += [option("prepare:dodge", "Prepare: dodge their attack", "token",
                     rules.data.costs.prepare)]
     for trigger, words in rules.triggers.items():
