@@ -70,11 +70,11 @@ def test_a_proposal_is_one_command_undone_as_one(registry: Registry) -> None:
     assert mott.id not in referee.state.tokens and referee.state.tokens["barry"].max_hp == 51
     said = sentence(referee.state, command, events)
     assert said == f"GM balances the encounter: adds {added.name}; removes Mott; Barry the " \
-        "Guard's hit points changed: 34 → 51 HP"
+        "Guard's maximum hit points changed: 34 → 51 HP"
     # The players read who changed, never the foes' hit points (the log, their report).
     players = PlayerFilter(referee.state).line(said, of=command)
     assert players == f"GM balances the encounter: adds {added.name}; removes Mott; Barry " \
-        "the Guard's hit points changed"
+        "the Guard's maximum hit points changed"
     referee.undo()
     assert storage.encode(referee.state, []) == before
 

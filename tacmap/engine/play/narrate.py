@@ -225,9 +225,11 @@ def rebalance_words(c: Rebalance, n: Callable[[str], str], events: Sequence[Even
         # Worded as the player filter knows HP figures ("34 → 62 HP", "to 62 HP"): the
         # players read who changed, not the foes' numbers.
         before = was.get(t.id)
-        parts.append(f"{_possessive(t.name)} hit points changed: {before} → {t.max_hp} HP"
-                     if before is not None and before != t.max_hp else
-                     f"{_possessive(t.name)} hit points set to {t.max_hp} HP")
+        # Maximum: the figures are max_hp's (a wounded foe's hit points move with it, and
+        # its edit event below says so: "hp 13 → 10; max_hp 16 → 13").
+        parts.append(f"{_possessive(t.name)} maximum hit points changed: {before} → "
+                     f"{t.max_hp} HP" if before is not None and before != t.max_hp else
+                     f"{_possessive(t.name)} maximum hit points set to {t.max_hp} HP")
     return parts
 
 
