@@ -101,6 +101,7 @@ class WindowMenus(QMainWindow):
     result_dock: QDockWidget
     pool_dock: QDockWidget
     log_dock: QDockWidget
+    roster_dock: QDockWidget
     timeline_dock: QDockWidget
     pointing: Pointing
     dice_dock: QDockWidget
@@ -198,7 +199,7 @@ class WindowMenus(QMainWindow):
         self._action(view, "Show Ruler to P&layers", lambda: None, checkable=True).toggled \
             .connect(lambda on: self.pointing.set_to_players(on))
         for dock in (self.order_dock, self.result_dock, self.pool_dock, self.log_dock,
-                     self.timeline_dock, self.dice_dock):
+                     self.roster_dock, self.timeline_dock, self.dice_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.tools_bar.toggleViewAction())
         add_help_menu(self)

@@ -6,9 +6,10 @@ never creates the file; ``RosterActions`` owns the Roster panel and its buttons.
 
 from __future__ import annotations
 
-from tacmap.engine.files.roster import Roster
+from tacmap.engine.files.roster import Imported, Roster
 from tacmap.engine.model.commands import AddToken
 from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.words import plural
 from tacmap.ui.build import free_cell, selected_token
 from tacmap.ui.host import Host
 from tacmap.ui.panels.roster import RosterPanel
@@ -83,7 +84,7 @@ class RosterActions:
         if roster is None or path is None:
             return
         try:
-            n = roster.import_json(path)
+            done = roster.import_file(path)
         except (InputError, OSError) as err:
             self.host.error(str(err))
             return
@@ -93,13 +94,16 @@ class RosterActions:
                             "UTF-8 (such as a lone surrogate); nothing was added")
             return
         self.panel.refresh()
-        self.host.statusBar().showMessage(f"{n} combatants imported", 5000)
+        self.host.statusBar().showMessage(imported_words(
+            done, self.host.session.referee.state.ruleset), 10000)
 
     def export_roster(self) -> None:
         """Roster ▸ Export: this ruleset's combatants to a JSON file."""
         roster, path = self.roster(), self.host.ask_file("Export roster", True)
         if roster is None or path is None:
             return
+        if path.suffix.lower() != ".json":  # what Import's "*.json" filter lists
+            path = path.with_name(path.name + ".json")
         try:
             n = roster.export_json(path, self.host.session.referee.state.ruleset)
         except (InputError, OSError) as err:
@@ -108,8 +112,40 @@ class RosterActions:
         self.host.statusBar().showMessage(f"{n} combatants exported to {path}", 5000)
 
     def remove_from_roster(self) -> None:
-        """Take the highlighted entry out of the roster."""
-        roster, entry = self.roster(), self.panel.selected_entry()
-        if roster is not None and entry is not None:
+        """Take the highlighted entry out of the roster, once the GM says so (no undo)."""
+        entry = self.panel.selected_entry()
+        if entry is None:
+            self.host.statusBar().showMessage("Select a roster entry first (click it).", 6000)
+            return
+        roster = self.roster()
+        if roster is None:
+            return
+        try:
+            name = roster.get(entry).name
+        except InputError:
+            name = "this damaged entry"
+        if not self.host.ask(f"Remove {name} from the roster? This cannot be undone."):
+            return
+        try:
             roster.remove(entry)
-            self.panel.refresh()
+        except InputError as err:
+            self.host.error(str(err))
+        self.panel.refresh()
+        self.host.statusBar().showMessage(f"{name} removed from the roster", 6000)
+
+
+def imported_words(done: Imported, here: str) -> str:
+    """"2 combatants imported; 1 for speed_rank (listed in its encounters); 3 already
+    kept": what an import did, for an encounter of ruleset ``here``."""
+    if not done.added:
+        return ("No combatants imported: " + (f"{plural(done.skipped, 'entry', 'entries')} "
+                                              "already kept" if done.skipped
+                                              else "the file lists none"))
+    others = [(rid, n) for rid, n in sorted(done.added.items()) if rid != here]
+    words = [f"{plural(done.added.get(here, 0), 'combatant')} imported"
+             + (f" for {here}" if others else "")]
+    words += [f"{plural(n, 'combatant')} for {rid} (listed in its encounters)"
+              for rid, n in others]
+    if done.skipped:
+        words.append(f"{plural(done.skipped, 'entry', 'entries')} already kept")
+    return "; ".join(words)

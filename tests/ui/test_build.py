@@ -334,3 +334,50 @@ def test_the_form_memorises_a_spell_twice(qtbot: object, registry: Registry,
     # Memorised twice, cast twice: the second Sleep is still there after the first.
     entry = ref.log[-1]
     assert "spells" in entry.events[0].text(ref.state)
+
+
+def test_removing_a_roster_entry_asks_first_and_says_so(window: MainWindow) -> None:
+    """Remove deleted the entry at once, silently, with no undo."""
+    window.select("zog")
+    window.ask_tags = lambda name: ""
+    window.save_to_roster()
+    panel = window.roster_panel
+    assert len(panel.refresh()) == 1
+    window.rosters.remove_from_roster()  # nothing highlighted
+    assert window.statusBar().currentMessage() == "Select a roster entry first (click it)."
+    panel.entries.setCurrentRow(0)
+    asked: list[str] = []
+    window.ask = lambda question: asked.append(question) is not None  # no
+    window.rosters.remove_from_roster()
+    assert asked == ["Remove Zog from the roster? This cannot be undone."]
+    assert len(panel.refresh()) == 1  # kept: the GM said no
+    panel.entries.setCurrentRow(0)
+    window.ask = lambda question: True
+    window.rosters.remove_from_roster()
+    assert panel.refresh() == []
+    assert window.statusBar().currentMessage() == "Zog removed from the roster"
+
+
+def test_a_roster_export_is_json_and_an_import_says_where_its_entries_went(
+        window: MainWindow, tmp_path: Path) -> None:
+    """Export wrote "roster_out" with no .json (Import's filter then hid it); importing
+    another ruleset's entries said "3 combatants imported" and listed none."""
+    window.select("zog")
+    window.ask_tags = lambda name: ""
+    window.save_to_roster()
+    window.ask_file = lambda title, save: tmp_path / "roster_out"
+    window.rosters.export_roster()
+    exported = tmp_path / "roster_out.json"
+    assert exported.is_file() and not (tmp_path / "roster_out").exists()
+    window.ask_file = lambda title, save: exported
+    window.rosters.import_roster()
+    assert window.statusBar().currentMessage() == \
+        "No combatants imported: 1 entry already kept"
+    roster = window.roster()
+    assert roster is not None
+    roster.remove(window.roster_panel.refresh()[0].id)  # an empty roster, and then
+    window.start_new("action_pool", 12, 10, "Elsewhere")  # an encounter of another ruleset
+    window.rosters.import_roster()
+    assert window.statusBar().currentMessage() == \
+        "0 combatants imported for action_pool; 1 combatant for skirmish (listed in its " \
+        "encounters)"

@@ -203,3 +203,23 @@ def test_an_action_that_asks_for_words_takes_the_gms_sentence(
     assert len(referee.log) == before + 1
     rows = referee.ruleset.turn_order(referee.state).rows
     assert any("the ogre steps through the door" in r.detail for r in rows)
+
+
+def test_every_dock_closed_with_its_cross_comes_back_from_the_view_menu(
+        window: MainWindow) -> None:
+    """The Roster dock had no View entry: closed with its ✕, only a right-click on the
+    toolbar brought it back."""
+    from tacmap.ui.qt import QDockWidget, submenu
+
+    view_menu = next(submenu(a, window) for a in window.menuBar().actions()
+                     if a.text().replace("&", "") == "View")
+    assert view_menu is not None
+    offered = {a.text() for a in view_menu.actions()}
+    closable = [d for d in window.findChildren(QDockWidget)
+                if d.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable
+                and d.windowTitle() != "Forecast"]  # Combat ▸ Forecast opens that one
+    assert closable and all(d.windowTitle() in offered for d in closable), \
+        [d.windowTitle() for d in closable if d.windowTitle() not in offered]
+    window.roster_dock.close()
+    next(a for a in view_menu.actions() if a.text() == "Roster").trigger()
+    assert window.roster_dock.isVisible()

@@ -425,6 +425,10 @@ class Roster:
         already kept (same ruleset, token and tags) is skipped, so importing a
         file twice does not double the roster.
         """
+        return sum(self.import_file(path).added.values())
+
+    def import_file(self, path: str | Path) -> Imported:
+        """``import_json``, saying how many were added for each ruleset and skipped."""
         path = Path(path)
         raw = read_bytes(path, MAX_IMPORT_BYTES, "a roster export")
         try:
@@ -435,7 +439,7 @@ class Roster:
             tags = self._tags_of(None)
             kept = {(r[1], r[2], tags.get(r[0], ())) for r in self._db.execute(
                 "SELECT id, ruleset, token FROM combatant")}
-        added = 0
+        added: dict[str, int] = {}
         with self._write() as db:
             for ruleset_id, token, entry_tags in entries:
                 text = _token_text(token)
@@ -443,8 +447,18 @@ class Roster:
                     continue
                 self._insert(db, ruleset_id, token.name, text, entry_tags)
                 kept.add((ruleset_id, text, entry_tags))
-                added += 1
-        return added
+                added[ruleset_id] = added.get(ruleset_id, 0) + 1
+        return Imported(added, len(entries) - sum(added.values()))
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What a roster import did."""
+
+    added: dict[str, int]
+    """Entries added, by ruleset id."""
+    skipped: int
+    """Entries left out as already kept (same ruleset, token and tags)."""
 
 
 #: A row as listings read it: the token only when it is short enough to read, and its size.
