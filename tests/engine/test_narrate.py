@@ -122,7 +122,8 @@ SENTENCES: list[tuple[Command, str]] = [
     (RemoveTokens(("grell",)), "GM removes Grell"),
     (Rebalance(add=(Token("g2", "Goblin 2", "foes", 1, 1),), remove=("grell",),
                edit=(Token("kara", "Kara", "party", 1, 1, hp=20, max_hp=20),)),
-     "GM balances the encounter: adds Goblin 2; removes Grell; Kara's maximum hit points set to 20 HP"),
+     "GM balances the encounter: adds Goblin 2; removes Grell; Kara's maximum hit points set "
+     "to 20 HP"),
     (SetHouseRule("surprise_criticals", "allowed"),
      "GM sets the house rule surprise criticals to allowed"),
 ]
