@@ -16,6 +16,7 @@ from pathlib import Path
 from tacmap.engine.files import storage, uvtt
 from tacmap.engine.model.commands import SetWalls
 from tacmap.engine.model.errors import InputError
+from tacmap.engine.model.words import plural
 from tacmap.engine.rules.dice import fresh_seed
 from tacmap.ui.ask import ok_cancel
 from tacmap.ui.files import Files, file_name
@@ -109,7 +110,8 @@ def import_walls(host: Host, source: Path | None = None) -> bool:
         return False
     doors = sum(1 for w in walls if w.kind == "door")
     host.statusBar().showMessage(
-        f"Walls from {source.name}: {len(walls) - doors} walls, {doors} doors (Edit ▸ Undo "
+        f"Walls from {source.name}: {plural(len(walls) - doors, 'wall')}, "
+        f"{plural(doors, 'door')} (Edit ▸ Undo "
         f"puts the old ones back){'. ' + '; '.join(notes) if notes else ''}", 15000)
     return True
 

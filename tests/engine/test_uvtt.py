@@ -155,6 +155,8 @@ def _bad(kind: str) -> Any:
         data["format"] = 7
     elif kind == "door":
         data["portals"][1]["bounds"] = [{"x": 3, "y": 3}, {"x": 3, "y": 3}]
+    elif kind == "no grid size":
+        del data["resolution"]["pixels_per_grid"]
     return data
 
 
@@ -166,6 +168,8 @@ def _bad(kind: str) -> Any:
     ("too many", "walls and doors after joining, more than the 10,000 a map may hold"),
     ("format", "format: 7 is not a Universal VTT version tacmap reads"),
     ("door", "portals[1].bounds: a door needs two different ends"),
+    # Python's None is no word for a GM: "pixels_per_grid: None is not a number …".
+    ("no grid size", "resolution.pixels_per_grid: missing; the grid's size in pixels"),
 ])
 def test_bad_files_say_why_in_one_sentence_and_write_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, sentence: str) -> None:

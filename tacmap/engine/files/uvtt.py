@@ -48,6 +48,7 @@ from tacmap.engine.files import storage
 from tacmap.engine.model import records
 from tacmap.engine.model.errors import InputError
 from tacmap.engine.model.state import MAX_WALL_POINTS, MAX_WALLS, Encounter, MapSpec, Wall
+from tacmap.engine.model.words import plural
 from tacmap.engine.rules.dice import fresh_seed
 from tacmap.engine.rules.ruleset import Registry, Ruleset
 
@@ -123,8 +124,9 @@ class Imported:
         """One line: size, walls, doors, image."""
         image = f", a {self.image_size[0]}×{self.image_size[1]} {self.image_type.upper()} image" \
             if self.image is not None else ", no image"
-        return (f"{self.width}×{self.height} cells, {len(self.walls) - self.doors} walls, "
-                f"{self.doors} doors{image}")
+        return (f"{self.width}×{self.height} cells, "
+                f"{plural(len(self.walls) - self.doors, 'wall')}, "
+                f"{plural(self.doors, 'door')}{image}")
 
 
 def read_file(path: str | Path) -> Imported:
@@ -290,6 +292,9 @@ def _resolution(value: object) -> tuple[Point, Point, float]:
                          "10,000 cells a side")
     origin = _xy(value.get("map_origin", {"x": 0, "y": 0}), "resolution.map_origin")
     ppg = value.get("pixels_per_grid")
+    if ppg is None:
+        raise InputError("resolution.pixels_per_grid: missing; the grid's size in pixels, "
+                         "1 to 10,000")
     if isinstance(ppg, bool) or not isinstance(ppg, int | float) or not 1 <= ppg <= 10_000:
         raise InputError(f"resolution.pixels_per_grid: {ppg!r} is not a number of pixels "
                          "from 1 to 10,000")
