@@ -110,3 +110,22 @@ def test_a_gm_only_roll_is_marked_in_the_log_and_never_reaches_the_player_view(
     QApplication.processEvents()
     shown = " ".join(label.text() for label in player.findChildren(QLabel))
     assert "rolls" not in shown and rolled.shown not in shown
+
+
+def test_a_narrow_dice_dock_scrolls_down_only_and_cuts_no_button(qtbot: object) -> None:
+    """In the docks' column with a chart the panel grew a sideways scroll bar, and d10,
+    Clear and Roll were cut at the right."""
+    from tacmap.ui.panels.dice import DicePanel, scrolled
+
+    panel = DicePanel(lambda command: True, lambda: None)
+    area = scrolled(panel)
+    qtbot.addWidget(area)  # type: ignore[attr-defined]
+    area.resize(360, 260)
+    area.show()
+    panel.field.setText("2d6+3")
+    QApplication.processEvents()
+    assert area.verticalScrollBar().isVisible()  # the chart makes it tall
+    assert not area.horizontalScrollBar().isVisible()
+    right = area.viewport().width()
+    for button in (*panel.dice_buttons.values(), panel.roll_button):
+        assert button.mapTo(panel, button.rect().topRight()).x() < right, button.text()

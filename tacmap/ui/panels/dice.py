@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # pyqtgraph is imported with the first chart, after the first
 
 #: The dice buttons, in the order of a dice bag.
 DICE = (4, 6, 8, 10, 12, 20, 100)
+#: Least width of a die button, in pixels.
+BUTTON_MIN = 48
 #: The target spin box at its lowest reads "none": no target.
 NO_TARGET = 0
 #: A chart of more totals than this is drawn as a filled curve, not one bar each.
@@ -103,11 +105,15 @@ class DicePanel(QWidget):
         self.dice_buttons: dict[int, QPushButton] = {}
         for i, sides in enumerate(DICE):
             button = QPushButton(f"d{sides}")
+            # Narrower than the style's 80 px a button: four a row fit the docks' column
+            # with its scroll bar (the last ones were cut, under a sideways scroll bar).
+            button.setMinimumWidth(BUTTON_MIN)
             button.setToolTip(f"Add one d{sides} to the roll")
             button.clicked.connect(lambda _=False, s=sides: self.add_die(s))
             rows[i // 4].addWidget(button)
             self.dice_buttons[sides] = button
         clear = QPushButton("Clear")
+        clear.setMinimumWidth(BUTTON_MIN)
         clear.setToolTip("Empty the roll")
         clear.clicked.connect(self.field.clear)
         rows[1].addWidget(clear)
