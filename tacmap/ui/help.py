@@ -205,7 +205,9 @@ def _menu_rows(menu: QMenu, path: str) -> list[tuple[str, str]]:
             rows += _menu_rows(sub, f"{path} ▸ {text}")
             continue
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
-        keys = [k for k in keys if k]
+        # A key named as the action itself ("Redo" for Redo) is a dedicated key few
+        # keyboards have: "Ctrl+Shift+Z or Redo or Ctrl+Y" read as if Redo were a key chord.
+        keys = [k for k in keys if k and k.lower() != text.lower()]
         if keys:
             rows.append((f"{path} ▸ {text}", " or ".join(keys)))
     return rows
