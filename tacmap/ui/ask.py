@@ -77,8 +77,10 @@ def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
 class Dialogs:
     """The real dialogs behind each question, centred on ``parent``."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, folder: Callable[[], str] = lambda: "") -> None:
         self.parent = parent
+        #: Where file dialogs start (the encounter's folder).
+        self.folder = folder
 
     def ask(self, question: str) -> bool:
         """Yes/No."""
@@ -115,11 +117,12 @@ class Dialogs:
     def roster_file(self, title: str, save: bool) -> Path | None:
         """A roster JSON file to write (``save``) or read."""
         pick = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
-        name, _ = pick(self.parent, title, "", "Roster files (*.json);;All files (*)")
+        name, _ = pick(self.parent, title, self.folder(),
+                       "Roster files (*.json);;All files (*)")
         return Path(name) if name else None
 
     def portrait(self) -> Path | None:
         """A picture for a combatant's token."""
-        name, _ = QFileDialog.getOpenFileName(self.parent, "Portrait", "",
+        name, _ = QFileDialog.getOpenFileName(self.parent, "Portrait", self.folder(),
                                               "Images (*.png *.jpg *.jpeg *.webp)")
         return Path(name) if name else None

@@ -53,6 +53,7 @@ from tacmap.ui.qt import (
     QPoint,
     QPointF,
 )
+from tacmap.ui.session import work_folder
 from tacmap.ui.token_form import TokenForm
 
 IMAGES = "Images (*.png *.jpg *.jpeg *.webp)"
@@ -348,7 +349,8 @@ class Builder:
 
         An encounter not saved yet keeps the image with its autosave until the first save.
         """
-        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Map image", "", IMAGES)
+        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Map image",
+                                              str(work_folder(self.host.session)), IMAGES)
         if name:
             self.use_image(Path(name))
 

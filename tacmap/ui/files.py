@@ -18,7 +18,7 @@ from tacmap.ui.demos import demos
 from tacmap.ui.host import Host
 from tacmap.ui.new_encounter import NewEncounterDialog
 from tacmap.ui.qt import QDialog, QFileDialog, QMenu, QTimer
-from tacmap.ui.session import Session, recent
+from tacmap.ui.session import Session, recent, work_folder
 
 FILTER = "tacmap encounters (*.tacmap);;All files (*)"
 #: The autosave waits for this pause in the commands (ms) …
@@ -129,7 +129,8 @@ class Files:
 
     def open_dialog(self) -> None:
         """File ▸ Open."""
-        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Open encounter", "", FILTER)
+        name, _ = QFileDialog.getOpenFileName(self.host.window(), "Open encounter",
+                                              str(work_folder(self.host.session)), FILTER)
         if name:
             self.open_path(Path(name))
 

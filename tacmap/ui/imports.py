@@ -23,7 +23,7 @@ from tacmap.ui.files import Files, file_name
 from tacmap.ui.host import Host
 from tacmap.ui.qt import QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QLineEdit
 from tacmap.ui.report import fits, report_html
-from tacmap.ui.session import Session
+from tacmap.ui.session import Session, work_folder
 
 REPORT_FILTER = "Web page (*.html);;All files (*)"
 
@@ -33,7 +33,8 @@ def import_map(host: Host, files: Files, source: Path | None = None,
     """File ▸ Import Map: a new encounter from a Universal VTT file (asks which file and
     which ruleset unless given); False when nothing was imported."""
     if source is None:
-        name, _ = QFileDialog.getOpenFileName(host.window(), "Import map", "", uvtt.FILTER)
+        name, _ = QFileDialog.getOpenFileName(host.window(), "Import map",
+                                              str(work_folder(host.session)), uvtt.FILTER)
         if not name:
             return False
         source = Path(name)
@@ -96,7 +97,8 @@ def _pick_ruleset(host: Host, stem: str) -> str | None:
 def import_walls(host: Host, source: Path | None = None) -> bool:
     """File ▸ Import Walls: replace the map's walls and doors with a file's (one undo)."""
     if source is None:
-        name, _ = QFileDialog.getOpenFileName(host.window(), "Import walls", "", uvtt.FILTER)
+        name, _ = QFileDialog.getOpenFileName(host.window(), "Import walls",
+                                              str(work_folder(host.session)), uvtt.FILTER)
         if not name:
             return False
         source = Path(name)
@@ -144,7 +146,8 @@ def export_report(host: Host, out: Path | None = None, gm: bool | None = None) -
 def _ask_report(host: Host) -> tuple[Path, bool] | None:
     name, _ = QFileDialog.getSaveFileName(
         host.window(), "Export fight report",
-        file_name(host.session.referee.state.name).removesuffix(".tacmap") + ".html",
+        str(work_folder(host.session) / (file_name(host.session.referee.state.name)
+                                         .removesuffix(".tacmap") + ".html")),
         REPORT_FILTER)
     if not name:
         return None

@@ -316,6 +316,15 @@ def restore_untitled(registry: Registry, auto: Path) -> Session:
     return session
 
 
+def work_folder(session: Session) -> Path:
+    """Where a file dialog starts: the encounter's folder, else the last file's, else home
+    (not the folder tacmap was started in, which a desktop launch leaves anywhere)."""
+    if session.path is not None:
+        return session.path.parent
+    files = recent()
+    return files[0].parent if files else Path.home()
+
+
 def recent() -> list[Path]:
     """Recently opened or saved files that still exist, newest first."""
     names = settings.get("recent", settings.strings)

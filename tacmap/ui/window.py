@@ -70,7 +70,7 @@ from tacmap.ui.qt import (
     QWidget,
 )
 from tacmap.ui.roster import RosterActions
-from tacmap.ui.session import Session, place_of, remember_place
+from tacmap.ui.session import Session, place_of, remember_place, work_folder
 from tacmap.ui.token_form import TokenForm
 from tacmap.ui.token_menu import TokenGm
 
@@ -88,7 +88,7 @@ class MainWindow(WindowMenus):
         super().__init__()
         self.registry = registry
         # The questions put to the GM: dialogs, unless a test answers them.
-        dialogs = Dialogs(self)
+        dialogs = Dialogs(self, lambda: str(work_folder(self.session)))
         self.ask: Ask = ask or dialogs.ask
         self.ask_save: AskSave = ask_save or (
             (lambda q: bool(ask(q))) if ask is not None else save_first_dialog)
