@@ -130,6 +130,8 @@ class RosterActions:
             roster.remove(entry)
         except InputError as err:
             self.host.error(str(err))
+            self.panel.refresh()
+            return
         self.panel.refresh()
         self.host.statusBar().showMessage(f"{name} removed from the roster", 6000)
 
