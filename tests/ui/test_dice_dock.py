@@ -129,3 +129,15 @@ def test_a_narrow_dice_dock_scrolls_down_only_and_cuts_no_button(qtbot: object) 
     right = area.viewport().width()
     for button in (*panel.dice_buttons.values(), panel.roll_button):
         assert button.mapTo(panel, button.rect().topRight()).x() < right, button.text()
+
+
+def test_a_bad_roll_leaves_no_chart_and_a_good_one_brings_it_back(
+        window: MainWindow, qtbot: object) -> None:
+    """After "3d6+" the empty chart of the roll before stayed under the red sentence."""
+    panel = window.dice_panel
+    typed(window, qtbot, "2d6")
+    assert panel.plot is not None and panel.plot.isVisible()
+    typed(window, qtbot, "3d6+")
+    assert panel.problem.isVisible() and not panel.plot.isVisible()
+    typed(window, qtbot, "3d6")
+    assert panel.plot.isVisible() and panel.problem.isHidden()

@@ -19,7 +19,7 @@ from tacmap.engine.model.events import GmRolled
 from tacmap.engine.play.referee import Entry
 from tacmap.engine.rules.free_roll import odds_lines
 from tacmap.engine.rules.notation import MAX_DICE, MAX_SIDES, Chances, DiceTerm, Notation, parse
-from tacmap.ui.odds_card import whole_axis
+from tacmap.ui.odds_card import percent_axis, whole_axis
 from tacmap.ui.plain import esc
 from tacmap.ui.qt import (
     QCheckBox,
@@ -172,7 +172,10 @@ class DicePanel(QWidget):
         """Read the field: the chart, the odds lines, or the one sentence of what is wrong."""
         text = self.field.text()
         if self.plot is not None:
+            # Only the roll typed now is charted: empty axes under a red sentence read as
+            # the last roll's chart.
             self.plot.clear()
+            self.plot.hide()
         self.notation = self.chances = None
         if not text.strip():
             self.problem.hide()
@@ -216,6 +219,7 @@ class DicePanel(QWidget):
         import pyqtgraph as pg
 
         plot = self._plot()
+        plot.show()
         totals = chances.items()
         xs = [t for t, _ in totals]
         ys = [100 * p for _, p in totals]
@@ -234,7 +238,7 @@ class DicePanel(QWidget):
             plot.setXRange(xs[0], xs[-1], padding=0)
         else:
             whole_axis(plot, xs[0], xs[-1])
-        plot.setYRange(0, max(ys), padding=0.08)
+        percent_axis(plot, max(ys))
 
     def roll(self) -> bool:
         """Roll: the roll goes to the referee; the total shows big, the faces under it."""
