@@ -214,11 +214,14 @@ class TimelinePanel(QWidget):
         box = self.plot.getViewBox()
         (left, right), _ = box.viewRange()
         per_phase = box.width() / max(right - left, 1e-9)
+        metrics: dict[bool, QFontMetricsF] = {}  # one a font (plain, struck), not one a bar
         for label, words, font, span in self._words:
+            measure = metrics.get(font.strikeOut())
+            if measure is None:
+                measure = metrics[font.strikeOut()] = QFontMetricsF(font)
             margins = 2 * label.textItem.document().documentMargin()
             room = max(0.0, per_phase * span - margins)
-            label.setText(QFontMetricsF(font).elidedText(words, Qt.TextElideMode.ElideRight,
-                                                         room))
+            label.setText(measure.elidedText(words, Qt.TextElideMode.ElideRight, room))
 
     def _labelled(self, count: int) -> list[pg.TextItem]:
         """``count`` bar labels on the chart, made as needed; the rest emptied and hidden
